@@ -1,0 +1,147 @@
+/**
+ * Canonical records: what every parser yields and what the store, the comparison
+ * engine and the CLI read. One file of logs becomes a ParsedFile of runs; a run is
+ * one diskperf result table or one iostat session.
+ */
+import type { DiskperfMetric, IostatMetric } from './metrics.ts';
+
+export const FORMATS = ['diskperf', 'iostat'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export type Platform = 'irix' | 'solaris' | 'linux' | 'freebsd';
+
+/** A recoverable oddity, kept with the run it was found in. */
+export interface ParseWarning {
+  line: number;
+  message: string;
+}
+
+/** count/mean/min/max/stddev (sample standard deviation; 0 for a single value). */
+export interface MetricSummary {
+  count: number;
+  mean: number;
+  min: number;
+  max: number;
+  stddev: number;
+}
+
+interface RunBase {
+  /** 0-based position of the run in its file: part of the run's identity. */
+  index: number;
+  /** Best label the file itself offers: diskperf test name, iostat host. */
+  name: string;
+  /** Shell commands and notes seen before the run (`tunefs -a 16 /opt`, `diskperf -W ...`). */
+  context: string[];
+  /** 1-based line numbers of the run's first and last line in the file. */
+  startLine: number;
+  endLine: number;
+  warnings: ParseWarning[];
+}
+
+export interface DiskperfRow {
+  /** Request size in bytes. */
+  req_size: number;
+  line: number;
+  /** MB/s as printed; a table with only some columns has only those keys. */
+  values: Partial<Record<DiskperfMetric, number>>;
+}
+
+export interface DiskperfMeta {
+  version?: string;
+  testName?: string;
+  /** The date as printed (`Thu APR  3 21:10:13 2020`) and as ISO 8601 (no zone: IRIX prints local time). */
+  testDate?: string;
+  startedAt?: string;
+  machine?: string;
+  /** Host name taken from the machine line (`IRIX isengard 6.5 ...` -> isengard). */
+  host?: string;
+  os?: string;
+  osRelease?: string;
+  cpuBoard?: string;
+  testType?: string;
+  testPath?: string;
+  requestSizes?: { min: number; max: number };
+  parameters?: Record<string, number | string>;
+  fileSizeBytes?: number;
+  /** Header fields this parser does not know, kept as printed. */
+  extra?: Record<string, string>;
+}
+
+export interface DiskperfRun extends RunBase {
+  format: 'diskperf';
+  platform: 'irix';
+  dialect: string;
+  meta: DiskperfMeta;
+  /** Metric columns the table carries, in printed order. */
+  columns: DiskperfMetric[];
+  rows: DiskperfRow[];
+}
+
+/** How one printed iostat column maps onto a canonical metric. */
+export interface IostatColumn {
+  /** Header as printed: `kw/s`, `wkB/s`, `asvc_t`, `ms/w`. */
+  name: string;
+  /** Unit of the printed value: `kB/s`, `MB/s`, `sectors/s`, `us`, `ms`, `%`, `ops/s`, `requests`, `count`. */
+  unit: string;
+  /** Canonical metric it feeds, if any; error counters and the like have none. */
+  metric?: IostatMetric;
+  /** Multiply the printed value by this to get the canonical unit. */
+  factor: number;
+}
+
+export interface IostatSample {
+  /** 0-based report (interval) number within the run. */
+  report: number;
+  line: number;
+  /** Timestamp of the report when the log prints one (ISO 8601; no zone unless printed). */
+  time?: string;
+  /** The first report of a run counts since boot, not over an interval. */
+  sinceBoot: boolean;
+  values: Partial<Record<IostatMetric, number>>;
+  /** Numeric values by printed column name, in the printed unit. */
+  raw: Record<string, number>;
+}
+
+export interface IostatSeries {
+  /** Native device name: `c0t0d0`, `sda`, `cciss/c0d0`, `d10`, `ada0`. */
+  device: string;
+  /** Mount point printed after the device (Solaris `-m`). */
+  mount?: string;
+  sampleCount: number;
+  /** Present unless the caller asked for summaries only (streaming). */
+  samples?: IostatSample[];
+  /** Per metric; leaves out the since-boot report when the run has more than one report. */
+  summary: Partial<Record<IostatMetric, MetricSummary>>;
+}
+
+export interface IostatMeta {
+  /** `iostat -xnz 5 2` when the command line is in the file. */
+  command?: string;
+  os?: string;
+  kernel?: string;
+  host?: string;
+  date?: string;
+  cpus?: number;
+  sysstatVersion?: string;
+}
+
+export interface IostatRun extends RunBase {
+  format: 'iostat';
+  platform: Exclude<Platform, 'irix'>;
+  /** Which layout: `solaris-xn`, `linux-sysstat-x-12.1.2`, `linux-sysstat-json`, `freebsd-x` ... */
+  dialect: string;
+  meta: IostatMeta;
+  /** Every printed column seen in the run, with its unit and mapping. */
+  columns: IostatColumn[];
+  reports: number;
+  series: IostatSeries[];
+}
+
+export type Run = DiskperfRun | IostatRun;
+
+export interface ParsedFile {
+  source: string;
+  format: Format;
+  runs: Run[];
+  lines: number;
+}

@@ -1,0 +1,40 @@
+/**
+ * Which non-table lines are worth keeping as a run's context. People paste the
+ * commands they ran (`tunefs -a 16 /opt`, `# diskperf -W -n x ...`, `$ iostat -xn 5`)
+ * between prose; the commands explain the numbers, the prose does not.
+ */
+
+/** Words that are commands even without options (`sync`, `date`). */
+const BARE_COMMANDS = new Set(['sync', 'date', 'uname', 'hostname', 'df', 'mount', 'iostat', 'diskperf', 'hinv', 'sar', 'vmstat', 'zpool', 'metastat', 'lsblk']);
+
+// A shell prompt: `$ `, `# `, `% `, `> `, `host# `, `root@box:~# `, `[user@box ~]$ `.
+const PROMPT = /^(?:[\w.@:~/[\]-]*\s?[#$%]\s+|[\w-]+>\s+)/;
+const WORD = /^[a-z][\w.+-]*$/;
+
+/** The command in `line` with any prompt removed, or undefined if the line does not look like one. */
+export function commandFromLine(line: string): string | undefined {
+  let text = line.trim();
+  if (text.length === 0 || text.length > 300) return undefined;
+  const prompt = PROMPT.exec(text);
+  if (prompt) text = text.slice(prompt[0].length).trim();
+  const words = text.split(/\s+/);
+  const first = words[0] ?? '';
+  if (!WORD.test(first)) return undefined;
+  if (words.length === 1) return BARE_COMMANDS.has(first) ? text : undefined;
+  // Shell commands carry options, paths, assignments or redirections; sentences do not.
+  const looksLikeArgs = words.slice(1).some((w) => /^-{1,2}[\w?]/.test(w) || w.startsWith('/') || w.includes('=') || w === '|' || w === '>' || /^\d+$/.test(w));
+  if (!looksLikeArgs && !BARE_COMMANDS.has(first)) return undefined;
+  // A sentence ends with a full stop and has capitals or several plain words.
+  if (/[.!?]$/.test(text) && words.length > 4) return undefined;
+  return text;
+}
+
+/** Keep at most this many context lines per run: the ones nearest to it. */
+export const MAX_CONTEXT_LINES = 20;
+
+export function pushContext(context: string[], line: string): void {
+  const command = commandFromLine(line);
+  if (command === undefined) return;
+  context.push(command);
+  if (context.length > MAX_CONTEXT_LINES) context.shift();
+}

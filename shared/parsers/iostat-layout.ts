@@ -1,0 +1,54 @@
+/**
+ * What the iostat platform modules tell the table engine: how to recognise a
+ * header line, and what each printed column means (unit, canonical metric, factor).
+ */
+import type { IostatColumn, Platform } from '../model.ts';
+import type { IostatMetric } from '../metrics.ts';
+
+export type IostatPlatform = Exclude<Platform, 'irix'>;
+
+export interface ColumnSpec {
+  unit: string;
+  metric?: IostatMetric;
+  factor?: number;
+}
+
+/** A recognised header line. */
+export interface TableLayout {
+  platform: IostatPlatform;
+  dialect: string;
+  /** Where the device name stands in a row. */
+  deviceAt: 'first' | 'last';
+  /** Value columns in printed order (the device column left out). */
+  columns: IostatColumn[];
+  /**
+   * Trailing columns that only some rows carry (Solaris `-xtc` prints tty and cpu
+   * values on the first device row only). They are not device statistics: not kept.
+   */
+  optionalTail: number;
+}
+
+export interface IostatDialect {
+  platform: IostatPlatform;
+  /** The layout this header line announces, or undefined if it is not this platform's. */
+  matchHeader(tokens: readonly string[]): TableLayout | undefined;
+}
+
+/** Build the IostatColumn list for printed names from a platform's dictionary. */
+export function columnsFrom(names: readonly string[], dictionary: Readonly<Record<string, ColumnSpec>>): IostatColumn[] {
+  return names.map((name) => {
+    const spec = dictionary[name];
+    if (spec === undefined) return { name, unit: 'unknown', factor: 1 };
+    const column: IostatColumn = { name, unit: spec.unit, factor: spec.factor ?? 1 };
+    if (spec.metric !== undefined) column.metric = spec.metric;
+    return column;
+  });
+}
+
+/** Split a header's tokens into the device position and the value column names. */
+export function splitDevice(tokens: readonly string[], deviceNames: readonly string[]): { deviceAt: 'first' | 'last'; names: string[] } | undefined {
+  if (tokens.length < 3) return undefined;
+  if (deviceNames.includes(tokens[0]!)) return { deviceAt: 'first', names: tokens.slice(1) };
+  if (deviceNames.includes(tokens[tokens.length - 1]!)) return { deviceAt: 'last', names: tokens.slice(0, -1) };
+  return undefined;
+}

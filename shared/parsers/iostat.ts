@@ -1,0 +1,349 @@
+/**
+ * iostat text reports from Solaris/illumos, Linux sysstat and FreeBSD, read line
+ * by line. The platform modules recognise header lines; this module follows the
+ * session around them: banners and commands that open a run, timestamps, avg-cpu
+ * and tty blocks, repeated headers that open a report, rows that belong to it.
+ *
+ *   tunefs -a 1 /opt                                  <- context of the next run
+ *   extended device statistics
+ *   r/s w/s kr/s kw/s wait actv wsvc_t asvc_t %w %b device
+ *   0.0 6028.7 0.0 48244.4 127.0 222.2 21.1 36.9 80 98 c0t0d0
+ *
+ * yields IostatRun { platform: 'solaris', dialect: 'solaris-xn', context: ['tunefs -a 1 /opt'],
+ *   reports: 1, series: [{ device: 'c0t0d0', samples: [{ report: 0, sinceBoot: true,
+ *   values: { write_iops: 6028.7, write_kBps: 48244.4, iops: 6028.7, ... }, raw: { 'w/s': 6028.7, ... } }] }] }
+ */
+import type { IostatMeta } from '../model.ts';
+import { commandFromLine, MAX_CONTEXT_LINES } from './context.ts';
+import { ParseError } from './errors.ts';
+import { freebsdIostat } from './iostat-freebsd.ts';
+import type { IostatDialect, TableLayout } from './iostat-layout.ts';
+import { parseLinuxBanner } from './iostat-linux.ts';
+import { linuxIostat } from './iostat-linux.ts';
+import { IostatRunBuilder, MAX_COLUMNS } from './iostat-run.ts';
+import { createSolarisDialect } from './iostat-solaris.ts';
+import { parseIostatNumber, splitOverflow } from './numbers.ts';
+import { parseTimestamp } from './timestamps.ts';
+import type { LineParser, ParserOptions } from './types.ts';
+
+const MAX_TOKENS = MAX_COLUMNS + 8;
+
+// Token scratch space shared by every row: rows allocate nothing but the device name.
+const starts = new Int32Array(MAX_TOKENS + 1);
+const ends = new Int32Array(MAX_TOKENS + 1);
+const numbers = new Float64Array(MAX_TOKENS + 1);
+
+/**
+ * Split a line on blanks and read each token as a plain decimal number (`12.5`,
+ * `12,5`, `-1`) where it is one, NaN where it is not. Returns the token count,
+ * MAX_TOKENS + 1 if there are more.
+ */
+function tokenize(text: string): number {
+  const n = text.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (c === 32 || c === 9) {
+      i++;
+      continue;
+    }
+    if (count === MAX_TOKENS) return MAX_TOKENS + 1;
+    const start = i;
+    let mantissa = 0;
+    let scale = 1;
+    let fraction = false;
+    let digits = 0;
+    let plain = true;
+    const negative = c === 45;
+    if (negative) i++;
+    // Never read past the end: charCodeAt would return NaN and slow every comparison.
+    for (; i < n; i++) {
+      c = text.charCodeAt(i);
+      if (c === 32 || c === 9) break;
+      const d = c - 48;
+      if (d >= 0 && d <= 9) {
+        mantissa = mantissa * 10 + d;
+        digits++;
+        if (fraction) scale *= 10;
+      } else if ((c === 46 || c === 44) && !fraction) {
+        fraction = true;
+      } else {
+        plain = false;
+      }
+    }
+    starts[count] = start;
+    ends[count] = i;
+    if (plain && digits > 0 && digits < 16) {
+      numbers[count] = (negative ? -mantissa : mantissa) / scale;
+    } else {
+      // Suffixed (--human 1.2k, 45%), exponent, very long, or no number at all.
+      numbers[count] = parseIostatNumber(text.slice(start, i));
+    }
+    count++;
+  }
+  return count;
+}
+
+const TITLE = /extended\s+device\s+statistics/i;
+
+interface ActiveLayout {
+  layout: TableLayout;
+  ids: Int16Array;
+  /** Value columns; a row has 1 more token for the device, maybe 1 for a mount point. */
+  width: number;
+  headerLine: number;
+}
+
+export function createIostatParser(options: ParserOptions, firstRunIndex = 0): LineParser {
+  const dialects: IostatDialect[] = [createSolarisDialect(), freebsdIostat, linuxIostat];
+  let nextIndex = firstRunIndex;
+  let run: IostatRunBuilder | undefined;
+  let active: ActiveLayout | undefined;
+  /** Lines after the last row that were not part of a table: context, or prose inside one. */
+  let pendingText: { line: number; text: string }[] = [];
+  let pendingTime: string | undefined;
+  let pendingMeta: IostatMeta = {};
+  let pendingName = '';
+  let pendingStart = 0;
+  let microseconds = false;
+  /** Inside an avg-cpu or tty block: its numeric rows are not device rows. */
+  let skipBlock = false;
+  let emitted = 0;
+  let lastHeaderLine = 0;
+  let firstOrphanRow = 0;
+  let lastLine = 0;
+
+  function finishRun(endLine: number): void {
+    if (run === undefined) return;
+    if (run.hasRows) {
+      options.onRun(run.finish(endLine));
+      emitted++;
+    }
+    run = undefined;
+    active = undefined;
+  }
+
+  function takeContext(): string[] {
+    const context: string[] = [];
+    for (const { text } of pendingText) {
+      const command = commandFromLine(text);
+      if (command === undefined) continue;
+      context.push(command);
+      if (context.length > MAX_CONTEXT_LINES) context.shift();
+      if (/^iostat\b/.test(command)) {
+        pendingMeta.command = command;
+        // Solaris 11.4 -u: service times in microseconds.
+        // Solaris 11.4 `iostat -xu`: service times in microseconds (no other iostat has -u).
+        const micro = /\s-[a-zA-Z]*u/.test(command);
+        if (micro !== microseconds) {
+          microseconds = micro;
+          dialects[0] = createSolarisDialect({ microseconds });
+        }
+      }
+    }
+    pendingText = [];
+    return context;
+  }
+
+  /** The run new rows go to: the current one, unless text after its rows opened a new one. */
+  function runFor(line: number, layout: TableLayout | undefined): IostatRunBuilder {
+    if (run !== undefined && run.hasRows && pendingText.length > 0) finishRun(pendingText[0]!.line - 1);
+    if (run === undefined) {
+      const context = takeContext();
+      run = new IostatRunBuilder(
+        {
+          index: nextIndex++,
+          platform: layout?.platform ?? 'linux',
+          dialect: layout?.dialect ?? 'unknown',
+          name: pendingName,
+          context,
+          meta: pendingMeta,
+          startLine: pendingStart || line,
+        },
+        options,
+      );
+      pendingMeta = {};
+      pendingName = '';
+      pendingStart = 0;
+    }
+    return run;
+  }
+
+  function onHeader(layout: TableLayout, line: number): void {
+    const current = runFor(line, layout);
+    if (!current.hasRows) current.dialect = layout.dialect;
+    const ids = current.columnIdsFor(layout.columns);
+    if (ids === undefined) {
+      current.warn(line, `more than ${MAX_COLUMNS} distinct columns in one run: header ignored`);
+      return;
+    }
+    current.header(ids, pendingTime);
+    pendingTime = undefined;
+    active = { layout, ids, width: layout.columns.length, headerLine: line };
+    lastHeaderLine = line;
+    skipBlock = false;
+  }
+
+  /** The row on `text`, if it is one for the active layout (tokens already split). */
+  function acceptRow(text: string, count: number, lineNo: number): boolean {
+    const a = active!;
+    const width = a.width;
+    let deviceToken: number;
+    let mount: string | undefined;
+    let valueStart: number;
+    if (a.layout.deviceAt === 'first') {
+      if (count < width + 1 || count > width + 1 + Math.max(a.layout.optionalTail, 1)) return false;
+      deviceToken = 0;
+      valueStart = 1;
+      if (count > width + 1 && a.layout.optionalTail === 0) {
+        // Only a mount point may follow the values.
+        const extra = text.slice(starts[width + 1], ends[width + 1]);
+        if (!isMount(extra)) return false;
+        mount = extra;
+      }
+    } else {
+      if (count === width + 2) {
+        const extra = text.slice(starts[width + 1], ends[width + 1]);
+        if (!isMount(extra)) return false;
+        mount = extra;
+      } else if (count !== width + 1) return false;
+      deviceToken = width;
+      valueStart = 0;
+    }
+    if (!Number.isNaN(numbers[deviceToken])) return false;
+    for (let i = valueStart; i < valueStart + width; i++) if (Number.isNaN(numbers[i])) return false;
+    const device = text.slice(starts[deviceToken], ends[deviceToken]);
+    // Rows go on under the same header: text seen since the last row was prose inside the table.
+    if (pendingText.length > 0 && run?.hasRows) warnProseInsideTable();
+    const current = runFor(lineNo, a.layout);
+    current.row(device, mount === undefined ? undefined : unwrapMount(mount), a.ids, numbers, valueStart, lineNo);
+    return true;
+  }
+
+  function warnProseInsideTable(): void {
+    for (const { line, text } of pendingText) run?.warn(line, `text inside the table ignored: "${text.trim().slice(0, 80)}"`);
+    pendingText = [];
+  }
+
+  /** A line that looks like a row of numbers but does not fit: maybe values ran into each other. */
+  function repairRow(text: string, lineNo: number): boolean {
+    const tokens = text.trim().split(/\s+/);
+    const decimals = commonDecimals(tokens);
+    let repaired = false;
+    const fixed: string[] = [];
+    for (const token of tokens) {
+      const parts = splitOverflow(token, decimals);
+      if (parts) {
+        fixed.push(...parts);
+        repaired = true;
+      } else fixed.push(token);
+    }
+    if (!repaired) return false;
+    const rebuilt = fixed.join(' ');
+    const count = tokenize(rebuilt);
+    if (!acceptRow(rebuilt, count, lineNo)) return false;
+    run?.warn(lineNo, `values ran into each other; read as: ${rebuilt.trim()}`);
+    return true;
+  }
+
+  function slowLine(text: string, lineNo: number, count: number): void {
+    const trimmed = text.trim();
+    if (trimmed.length === 0) {
+      skipBlock = false;
+      return;
+    }
+    const tokens = trimmed.split(/\s+/);
+    for (const dialect of dialects) {
+      const layout = dialect.matchHeader(tokens);
+      if (layout) {
+        onHeader(layout, lineNo);
+        return;
+      }
+    }
+    if (TITLE.test(trimmed)) return;
+    if (tokens[0] === 'avg-cpu:' || tokens[0] === 'tty' || (tokens.includes('tin') && tokens.includes('tout'))) {
+      skipBlock = true;
+      return;
+    }
+    const banner = parseLinuxBanner(trimmed);
+    if (banner) {
+      finishRun(lineNo - 1);
+      pendingMeta = { os: banner.os, kernel: banner.kernel, host: banner.host };
+      if (banner.date) pendingMeta.date = banner.date;
+      if (banner.cpus !== undefined) pendingMeta.cpus = banner.cpus;
+      pendingName = banner.host;
+      pendingStart = lineNo;
+      return;
+    }
+    const time = parseTimestamp(trimmed);
+    if (time !== undefined) {
+      pendingTime = time;
+      return;
+    }
+    const numeric = countNumeric(count);
+    if (skipBlock && numeric === count) return;
+    if (active !== undefined && count >= 3 && numeric >= count - 2) {
+      if (repairRow(text, lineNo)) return;
+      if (pendingText.length === 0) {
+        runFor(lineNo, active.layout).warn(
+          lineNo,
+          `ragged row skipped: ${count} fields where the header at line ${active.headerLine} has ${active.width} columns and a device name (${active.layout.columns.map((c) => c.name).join(' ')})`,
+        );
+        return;
+      }
+    }
+    if (active === undefined && count >= 3 && numeric >= count - 1) {
+      if (firstOrphanRow === 0) firstOrphanRow = lineNo;
+      return;
+    }
+    pendingText.push({ line: lineNo, text: trimmed });
+  }
+
+  return {
+    line(text, lineNo) {
+      lastLine = lineNo;
+      const count = tokenize(text);
+      if (active !== undefined && !skipBlock && count > 1 && count <= MAX_TOKENS && acceptRow(text, count, lineNo)) return;
+      slowLine(text, lineNo, count);
+    },
+    end(last) {
+      finishRun(last || lastLine);
+      if (emitted > 0) return;
+      if (lastHeaderLine > 0) {
+        throw new ParseError({ source: options.source, line: lastHeaderLine, problem: 'an iostat header with no device rows under it', expected: 'device rows such as "sda 1.00 2.00 ..." after the header' });
+      }
+      if (firstOrphanRow > 0) {
+        throw new ParseError({ source: options.source, line: firstOrphanRow, problem: 'rows of numbers with no iostat header before them', expected: 'a header line naming the columns (e.g. "r/s w/s kr/s kw/s ... device" or "Device r/s rkB/s ...")' });
+      }
+      throw new ParseError({ source: options.source, line: 0, problem: 'no iostat table found', expected: 'an iostat -x header line and device rows' });
+    },
+  };
+}
+
+function countNumeric(count: number): number {
+  let numeric = 0;
+  for (let i = 0; i < count && i < MAX_TOKENS; i++) if (!Number.isNaN(numbers[i])) numeric++;
+  return numeric;
+}
+
+function isMount(token: string): boolean {
+  return token.startsWith('/') || (token.startsWith('(') && token.endsWith(')'));
+}
+
+function unwrapMount(token: string): string {
+  return token.startsWith('(') ? token.slice(1, -1) : token;
+}
+
+/** The number of fraction digits most tokens of the line have (iostat prints fixed precision). */
+function commonDecimals(tokens: readonly string[]): number {
+  const counts = new Map<number, number>();
+  for (const token of tokens) {
+    const m = /^-?\d+[.,](\d+)$/.exec(token);
+    if (m) counts.set(m[1]!.length, (counts.get(m[1]!.length) ?? 0) + 1);
+  }
+  let best = 0;
+  let bestCount = 0;
+  for (const [decimals, n] of counts) if (n > bestCount) [best, bestCount] = [decimals, n];
+  return best;
+}

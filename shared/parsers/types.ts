@@ -1,0 +1,27 @@
+/**
+ * The contract between the parse driver (index.ts) and the format modules. The
+ * driver splits the input into lines and hands them over one at a time; a module
+ * keeps only the run it is building and reports each finished run through onRun.
+ */
+import type { IostatSample, Run } from '../model.ts';
+
+export interface ParserOptions {
+  /** File name or object key, for messages. */
+  source: string;
+  /** Keep every sample in the emitted runs (default). False: summaries only, memory stays flat. */
+  keepSamples: boolean;
+  /** Called once per finished run, in file order. */
+  onRun(run: Run): void;
+  /** Called for every iostat sample as soon as its row is parsed (streaming consumers). */
+  onIostatSample?(runIndex: number, device: string, sample: IostatSample): void;
+}
+
+export interface LineParser {
+  /**
+   * One line, already cleaned by the driver: no line terminator, no `> ` quote
+   * prefix, non-breaking spaces turned into spaces. `lineNo` is 1-based.
+   */
+  line(text: string, lineNo: number): void;
+  /** End of input. Flushes the last run; throws ParseError if the input held no run. */
+  end(lastLine: number): void;
+}
