@@ -10,6 +10,7 @@ const BARE_COMMANDS = new Set(['sync', 'date', 'uname', 'hostname', 'df', 'mount
 // A shell prompt: `$ `, `# `, `% `, `> `, `host# `, `root@box:~# `, `[user@box ~]$ `.
 const PROMPT = /^(?:[\w.@:~/[\]-]*\s?[#$%]\s+|[\w-]+>\s+)/;
 const WORD = /^[a-z][\w.+-]*$/;
+const ENV_ASSIGNMENT = /^[A-Z_][A-Z0-9_]*=\S*$/;
 
 /** The command in `line` with any prompt removed, or undefined if the line does not look like one. */
 export function commandFromLine(line: string): string | undefined {
@@ -17,7 +18,14 @@ export function commandFromLine(line: string): string | undefined {
   if (text.length === 0 || text.length > 300) return undefined;
   const prompt = PROMPT.exec(text);
   if (prompt) text = text.slice(prompt[0].length).trim();
+  // `LANG=de_DE.UTF-8 iostat -x 5`: environment assignments before the command word.
   const words = text.split(/\s+/);
+  let first = 0;
+  while (first < words.length - 1 && ENV_ASSIGNMENT.test(words[first]!)) first++;
+  return commandWords(text, words.slice(first));
+}
+
+function commandWords(text: string, words: string[]): string | undefined {
   const first = words[0] ?? '';
   if (!WORD.test(first)) return undefined;
   if (words.length === 1) return BARE_COMMANDS.has(first) ? text : undefined;

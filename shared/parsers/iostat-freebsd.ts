@@ -11,7 +11,7 @@
  * Rows yield read/write IOPS and kB/s, read/write/transaction latency (ms), the
  * queue length and %b as util_pct; the older layout yields wait queue and svc_t.
  */
-import { columnsFrom, splitDevice, type ColumnSpec, type IostatDialect } from './iostat-layout.ts';
+import { columnsFrom, splitDevice, stripTtyCpu, type ColumnSpec, type IostatDialect } from './iostat-layout.ts';
 
 const COLUMNS: Record<string, ColumnSpec> = {
   'r/s': { unit: 'ops/s', metric: 'read_iops' },
@@ -33,11 +33,11 @@ export const freebsdIostat: IostatDialect = {
   matchHeader(tokens) {
     const split = splitDevice(tokens, ['device']);
     if (!split || split.deviceAt !== 'first') return undefined;
-    const names = split.names;
+    const { names, tail } = stripTtyCpu(split.names);
     // Solaris -x also puts the device first; its `actv` column tells it apart.
     if (names.includes('actv') || !names.includes('kr/s')) return undefined;
     if (!names.every((n) => Object.hasOwn(COLUMNS, n))) return undefined;
     const dialect = names.includes('ms/r') ? 'freebsd-x' : 'freebsd-x-old';
-    return { platform: 'freebsd', dialect, deviceAt: 'first', columns: columnsFrom(names, COLUMNS), optionalTail: 0 };
+    return { platform: 'freebsd', dialect, deviceAt: 'first', columns: columnsFrom(names, COLUMNS), optionalTail: tail };
   },
 };

@@ -34,6 +34,19 @@ export interface IostatDialect {
   matchHeader(tokens: readonly string[]): TableLayout | undefined;
 }
 
+/**
+ * tty and cpu columns that Solaris `-xtc` and FreeBSD `-x` (with tty/cpu shown)
+ * print to the right of the device columns, with values on the first row only.
+ */
+export const TTY_CPU_COLUMNS: ReadonlySet<string> = new Set(['tin', 'tout', 'us', 'ni', 'sy', 'in', 'wt', 'dt', 'id', 'st']);
+
+/** Drop trailing tty/cpu column names; returns the rest and how many were dropped. */
+export function stripTtyCpu(names: readonly string[]): { names: string[]; tail: number } {
+  let end = names.length;
+  while (end > 0 && TTY_CPU_COLUMNS.has(names[end - 1]!)) end--;
+  return { names: names.slice(0, end), tail: names.length - end };
+}
+
 /** Build the IostatColumn list for printed names from a platform's dictionary. */
 export function columnsFrom(names: readonly string[], dictionary: Readonly<Record<string, ColumnSpec>>): IostatColumn[] {
   return names.map((name) => {

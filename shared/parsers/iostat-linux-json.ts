@@ -70,7 +70,8 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
     const signature = keys.join(' ');
     let ids = idCache.get(signature);
     if (!idCache.has(signature)) {
-      ids = target.columnIdsFor(columnsFrom(keys.map((k) => KEY_TO_HEADER[k] ?? k), LINUX_COLUMNS));
+      // Raw keys stay as printed in the JSON; their meaning comes from the text header they stand for.
+      ids = target.columnIdsFor(keys.map((key) => ({ ...columnsFrom([KEY_TO_HEADER[key] ?? key], LINUX_COLUMNS)[0]!, name: key })));
       idCache.set(signature, ids);
     }
     if (ids === undefined) return;

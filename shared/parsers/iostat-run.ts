@@ -52,7 +52,7 @@ export class IostatRunBuilder {
   private readonly factorOf = new Float64Array(MAX_COLUMNS);
   private readonly series = new Map<string, SeriesState>();
   private readonly touched: SeriesState[] = [];
-  /** Columns filled in the current report (to tell a --pretty group from a new report). */
+  /** Columns announced by headers in the current report (to tell a --pretty group from a new report). */
   private readonly reportColumns = new Uint8Array(MAX_COLUMNS);
   private readonly metricValues = new Float64Array(METRIC_COUNT);
   private report = -1;
@@ -95,12 +95,14 @@ export class IostatRunBuilder {
   }
 
   /**
-   * A header for these columns. Columns already filled in this report mean a new
-   * report; columns not yet seen mean another group of the same report (--pretty).
+   * A header for these columns. Columns already announced in this report mean a
+   * new report (even one with no rows: `-z` with every device idle); columns not
+   * yet announced mean another group of the same report (--pretty).
    */
   header(ids: ArrayLike<number>, time: string | undefined): void {
-    if (this.report < 0 || (this.reportHasRows && this.overlaps(ids))) this.startReport(time);
+    if (this.report < 0 || this.overlaps(ids)) this.startReport(time);
     else if (time !== undefined && !this.reportHasRows) this.reportTime = time;
+    for (let i = 0; i < ids.length; i++) this.reportColumns[ids[i]!] = 1;
   }
 
   /** Start a new report explicitly (sysstat JSON statistics entries). */
@@ -142,7 +144,6 @@ export class IostatRunBuilder {
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       current[id] = values[offset + i]!;
-      this.reportColumns[id] = 1;
     }
     this.reportHasRows = true;
   }

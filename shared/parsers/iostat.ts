@@ -17,11 +17,11 @@ import type { IostatMeta } from '../model.ts';
 import { commandFromLine, MAX_CONTEXT_LINES } from './context.ts';
 import { ParseError } from './errors.ts';
 import { freebsdIostat } from './iostat-freebsd.ts';
-import type { IostatDialect, TableLayout } from './iostat-layout.ts';
+import { TTY_CPU_COLUMNS, type IostatDialect, type TableLayout } from './iostat-layout.ts';
 import { parseLinuxBanner } from './iostat-linux.ts';
 import { linuxIostat } from './iostat-linux.ts';
 import { IostatRunBuilder, MAX_COLUMNS } from './iostat-run.ts';
-import { createSolarisDialect } from './iostat-solaris.ts';
+import { solarisIostat } from './iostat-solaris.ts';
 import { parseIostatNumber, splitOverflow } from './numbers.ts';
 import { parseTimestamp } from './timestamps.ts';
 import type { LineParser, ParserOptions } from './types.ts';
@@ -96,7 +96,7 @@ interface ActiveLayout {
 }
 
 export function createIostatParser(options: ParserOptions, firstRunIndex = 0): LineParser {
-  const dialects: IostatDialect[] = [createSolarisDialect(), freebsdIostat, linuxIostat];
+  const dialects: readonly IostatDialect[] = [solarisIostat, freebsdIostat, linuxIostat];
   let nextIndex = firstRunIndex;
   let run: IostatRunBuilder | undefined;
   let active: ActiveLayout | undefined;
@@ -106,7 +106,6 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
   let pendingMeta: IostatMeta = {};
   let pendingName = '';
   let pendingStart = 0;
-  let microseconds = false;
   /** Inside an avg-cpu or tty block: its numeric rows are not device rows. */
   let skipBlock = false;
   let emitted = 0;
@@ -131,16 +130,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       if (command === undefined) continue;
       context.push(command);
       if (context.length > MAX_CONTEXT_LINES) context.shift();
-      if (/^iostat\b/.test(command)) {
-        pendingMeta.command = command;
-        // Solaris 11.4 -u: service times in microseconds.
-        // Solaris 11.4 `iostat -xu`: service times in microseconds (no other iostat has -u).
-        const micro = /\s-[a-zA-Z]*u/.test(command);
-        if (micro !== microseconds) {
-          microseconds = micro;
-          dialects[0] = createSolarisDialect({ microseconds });
-        }
-      }
+      if (/^iostat\b/.test(command)) pendingMeta.command = command;
     }
     pendingText = [];
     return context;
@@ -262,7 +252,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       }
     }
     if (TITLE.test(trimmed)) return;
-    if (tokens[0] === 'avg-cpu:' || tokens[0] === 'tty' || (tokens.includes('tin') && tokens.includes('tout'))) {
+    if (tokens[0] === 'avg-cpu:' || tokens.every(isTtyCpuWord)) {
       skipBlock = true;
       return;
     }
@@ -319,6 +309,11 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       throw new ParseError({ source: options.source, line: 0, problem: 'no iostat table found', expected: 'an iostat -x header line and device rows' });
     },
   };
+}
+
+/** Words of the tty/cpu blocks printed above or beside the device table (`tty`, `cpu`, `tin tout`, `us sy id`). */
+function isTtyCpuWord(token: string): boolean {
+  return token === 'tty' || token === 'cpu' || TTY_CPU_COLUMNS.has(token);
 }
 
 function countNumeric(count: number): number {

@@ -3,8 +3,9 @@
  * and sysstat's --human forms `1.2k`, `3.4M`, `45.0%`.
  */
 
-// sysstat --human scales by 1024 for sizes (k, M, G, T, P, E).
-const SUFFIX: Record<string, number> = { k: 1024, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4, P: 1024 ** 5, E: 1024 ** 6 };
+// sysstat --human suffixes sizes in powers of 1024 counted from kilobytes, and only
+// size columns (kB, kB/s) carry them: `1.8M` under kB_wrtn/s is 1843.2 kB/s.
+const SUFFIX: Record<string, number> = { k: 1, K: 1, M: 1024, G: 1024 ** 2, T: 1024 ** 3, P: 1024 ** 4, E: 1024 ** 5 };
 
 const PLAIN = /^[-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?$/;
 const HUMAN = /^([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+))([kKMGTPE]|%)B?$/;

@@ -29,7 +29,9 @@ export function parseTimestamp(text: string): string | undefined {
   if (m) {
     const month = MONTHS.indexOf(m[1]!.toLowerCase()) + 1;
     if (month === 0) return undefined;
-    return iso(Number(m[7]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]));
+    // Only UTC/GMT name an offset for sure; `CET`, `PST` and the like are ambiguous.
+    const zone = m[6] === 'UTC' || m[6] === 'GMT' ? 'Z' : '';
+    return iso(Number(m[7]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), zone);
   }
   m = ISO.exec(t);
   if (m) {

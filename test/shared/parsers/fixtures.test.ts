@@ -103,7 +103,7 @@ function checkDiskperf(run: DiskperfRun, exp: ExpectedRun, where: string): void 
   for (const [size, values] of Object.entries(exp.rows ?? {})) {
     const row = run.rows.find((r) => r.req_size === Number(size));
     expect(row, `${where} req_size ${size}`).toBeDefined();
-    for (const [metric, v] of Object.entries(values)) close(row!.values[metric as keyof typeof row.values], v, `${where} ${size} ${metric}`);
+    for (const [metric, v] of Object.entries(values)) close(row!.values[metric as keyof DiskperfRun["rows"][number]["values"]], v, `${where} ${size} ${metric}`);
   }
 }
 
