@@ -125,7 +125,7 @@ export interface LinuxBanner {
 }
 
 // Linux 5.15.0-91-generic (db1) 	01/15/2024 	_x86_64_	(4 CPU)
-const BANNER = /^(Linux)\s+(\S+)\s+\(([^)\s]+)\)\s+(\S+(?:\s+\S+)?)?\s*(?:_(\S+?)_)?\s*(?:\((\d+)\s+CPU\))?\s*$/;
+const BANNER = /^(Linux)\s+(\S+)\s+\(([^)\s]+)\)\s+(?!_)(\S+)?\s*(?:_(\S+?)_)?\s*(?:\((\d+)\s+CPU\))?\s*$/;
 
 /** The banner sysstat prints at the start of each invocation, or undefined. */
 export function parseLinuxBanner(line: string): LinuxBanner | undefined {

@@ -1,0 +1,87 @@
+/**
+ * `benchdrop parse FILE... [--json]`: offline, no lab needed. Per file: the format
+ * found, each run with its context, series and sample counts, warnings, and a
+ * compact table; --json prints the canonical records. A file that cannot be parsed
+ * is reported and the others still are; the exit code says whether all parsed.
+ */
+import { DISKPERF_METRICS, IOSTAT_METRICS, type IostatMetric } from '../../shared/metrics.ts';
+import type { DiskperfRun, IostatRun, ParsedFile, Run } from '../../shared/model.ts';
+import { isParseError, parseFile } from '../../shared/parsers/index.ts';
+import { renderTable } from '../table.ts';
+
+export interface ParseCommandOptions {
+  json?: boolean;
+}
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export async function parseCommand(files: readonly string[], options: ParseCommandOptions, io: Output): Promise<number> {
+  let failures = 0;
+  const parsed: (ParsedFile | { source: string; error: { message: string; line: number } })[] = [];
+  for (const file of files) {
+    try {
+      const result = await parseFile(file);
+      parsed.push(result);
+      if (!options.json) io.out(describeFile(result));
+    } catch (error) {
+      failures++;
+      const message = isParseError(error) ? error.message : `${file}: ${(error as Error).message}`;
+      parsed.push({ source: file, error: { message, line: isParseError(error) ? error.line : 0 } });
+      io.err(`error: ${message}`);
+    }
+  }
+  if (options.json) io.out(JSON.stringify(files.length === 1 && failures === 0 ? parsed[0] : parsed, null, 2));
+  else if (files.length > 1) io.out(`${files.length - failures} of ${files.length} files parsed${failures ? `, ${failures} failed` : ''}`);
+  return failures === 0 ? 0 : 1;
+}
+
+function describeFile(file: ParsedFile): string {
+  const runs = file.runs.length;
+  const lines = [`${file.source}: ${file.format}, ${runs} run${runs === 1 ? '' : 's'}, ${file.lines} lines`];
+  for (const run of file.runs) lines.push(describeRun(run));
+  return lines.join('\n') + '\n';
+}
+
+function describeRun(run: Run): string {
+  const out: string[] = [];
+  const head = run.format === 'diskperf' ? diskperfHead(run) : iostatHead(run);
+  out.push(`  run ${run.index}: ${head} (lines ${run.startLine}-${run.endLine})`);
+  for (const c of run.context) out.push(`    context: ${c}`);
+  out.push(run.format === 'diskperf' ? diskperfTable(run) : iostatTable(run));
+  for (const w of run.warnings) out.push(`    warning: line ${w.line}: ${w.message}`);
+  return out.join('\n');
+}
+
+function diskperfHead(run: DiskperfRun): string {
+  const parts = [run.name, run.dialect, run.meta.host && `host ${run.meta.host}`, run.meta.startedAt, `${run.rows.length} request sizes`];
+  return parts.filter(Boolean).join(', ');
+}
+
+function diskperfTable(run: DiskperfRun): string {
+  const columns = DISKPERF_METRICS.filter((m) => run.columns.includes(m));
+  const rows = run.rows.map((r) => [r.req_size, ...columns.map((m) => r.values[m])]);
+  return renderTable(['req_size', ...columns.map((c) => `${c} MB/s`)], rows, '    ');
+}
+
+function iostatHead(run: IostatRun): string {
+  const samples = run.series.reduce((n, s) => n + s.sampleCount, 0);
+  const parts = [
+    run.name || undefined,
+    `${run.platform} ${run.dialect}`,
+    `${run.reports} report${run.reports === 1 ? '' : 's'}`,
+    `${run.series.length} series`,
+    `${samples} samples`,
+  ];
+  return parts.filter(Boolean).join(', ');
+}
+
+/** Summary means per device, for the metrics this run carries. */
+function iostatTable(run: IostatRun): string {
+  const metrics = IOSTAT_METRICS.filter((m) => run.series.some((s) => s.summary[m] !== undefined));
+  const rows = run.series.map((s) => [s.device, String(s.sampleCount), ...metrics.map((m: IostatMetric) => s.summary[m]?.mean)]);
+  const note = run.reports > 1 ? '    (means over reports 1..n; report 0 counts since boot)\n' : '';
+  return note + renderTable(['device', 'samples', ...metrics], rows, '    ');
+}

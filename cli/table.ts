@@ -1,0 +1,20 @@
+/** Plain-text tables for the terminal: right-aligned numbers, left-aligned names. */
+
+export type Cell = string | number | undefined;
+
+export function formatNumber(value: number | undefined, digits = 2): string {
+  if (value === undefined || Number.isNaN(value)) return '-';
+  if (Number.isInteger(value) && Math.abs(value) >= 1000) return String(value);
+  const abs = Math.abs(value);
+  if (abs !== 0 && abs < 0.01) return value.toExponential(1);
+  return value.toFixed(abs >= 10000 ? 1 : digits);
+}
+
+export function renderTable(header: readonly string[], rows: readonly (readonly Cell[])[], indent = '  '): string {
+  const text = rows.map((row) => row.map((cell) => (typeof cell === 'number' ? formatNumber(cell) : (cell ?? '-'))));
+  const widths = header.map((h, i) => Math.max(h.length, ...text.map((r) => r[i]!.length)));
+  const numeric = header.map((_, i) => rows.every((r) => typeof r[i] === 'number' || r[i] === undefined || /^\d+$/.test(String(r[i]))));
+  const line = (cells: readonly string[]) =>
+    indent + cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(header), ...text.map(line)].join('\n');
+}
