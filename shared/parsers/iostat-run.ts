@@ -7,7 +7,7 @@
 import { IOSTAT_METRICS, type IostatMetric } from '../metrics.ts';
 import type { IostatColumn, IostatMeta, IostatRun, IostatSample, IostatSeries, MetricSummary, ParseWarning } from '../model.ts';
 import type { IostatPlatform } from './iostat-layout.ts';
-import { RunningSummary } from './summary.ts';
+import { SummaryBank } from './summary.ts';
 import type { ParserOptions } from './types.ts';
 
 const METRIC_COUNT = IOSTAT_METRICS.length;
@@ -28,8 +28,9 @@ interface SeriesState {
   inReport: boolean;
   sampleCount: number;
   samples?: IostatSample[];
-  sinceBoot: (RunningSummary | undefined)[];
-  interval: (RunningSummary | undefined)[];
+  /** Per metric: summaries of the since-boot report and of the interval reports. */
+  sinceBoot: SummaryBank;
+  interval: SummaryBank;
 }
 
 export interface RunStart {
@@ -125,8 +126,8 @@ export class IostatRunBuilder {
         line,
         inReport: false,
         sampleCount: 0,
-        sinceBoot: [],
-        interval: [],
+        sinceBoot: new SummaryBank(METRIC_COUNT),
+        interval: new SummaryBank(METRIC_COUNT),
       };
       if (this.options.keepSamples) state.samples = [];
       this.series.set(device, state);
@@ -160,8 +161,8 @@ export class IostatRunBuilder {
       const accumulators = reports > 1 ? state.interval : state.sinceBoot;
       const summary: Partial<Record<IostatMetric, MetricSummary>> = {};
       for (let m = 0; m < METRIC_COUNT; m++) {
-        const acc = accumulators[m];
-        if (acc !== undefined) summary[IOSTAT_METRICS[m]!] = acc.toJSON();
+        const metricSummary = accumulators.summary(m);
+        if (metricSummary !== undefined) summary[IOSTAT_METRICS[m]!] = metricSummary;
       }
       const out: IostatSeries = { device: state.device, sampleCount: state.sampleCount, summary };
       if (state.mount !== undefined) out.mount = state.mount;
@@ -208,7 +209,7 @@ export class IostatRunBuilder {
       const accumulators = sinceBoot ? state.sinceBoot : state.interval;
       for (let m = 0; m < METRIC_COUNT; m++) {
         const v = mv[m]!;
-        if (v === v) (accumulators[m] ??= new RunningSummary()).add(v);
+        if (v === v) accumulators.add(m, v);
       }
       state.sampleCount++;
       if (this.wantSamples) this.emitSample(state, sinceBoot);

@@ -76,6 +76,9 @@ function tokenize(text: string): number {
     ends[count] = i;
     if (plain && digits > 0 && digits < 16) {
       numbers[count] = (negative ? -mantissa : mantissa) / scale;
+    } else if (digits === 0 || !(start < i && isNumberStart(text.charCodeAt(start)))) {
+      // Device names and words: no number here, and no need to ask the slow parser.
+      numbers[count] = NaN;
     } else {
       // Suffixed (--human 1.2k, 45%), exponent, very long, or no number at all.
       numbers[count] = parseIostatNumber(text.slice(start, i));
@@ -83,6 +86,11 @@ function tokenize(text: string): number {
     count++;
   }
   return count;
+}
+
+/** A digit, sign or decimal point: the only ways a number (plain or --human) starts. */
+function isNumberStart(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 44;
 }
 
 const TITLE = /extended\s+device\s+statistics/i;
