@@ -68,7 +68,7 @@ import { DISKPERF_METRICS, type DiskperfMetric } from '../metrics.ts';
 import { commandFromLine, pushContext } from './context.ts';
 import { ParseError } from './errors.ts';
 import { parseTimestamp } from './timestamps.ts';
-import type { LineParser, ParserOptions } from './types.ts';
+import { MAX_WARNINGS, type LineParser, type ParserOptions } from './types.ts';
 
 const SEPARATOR = /^#\s*-{5,}\s*$/;
 const BANNER = /^#\s*Disk\s+Performance\s+Test\s+Results\s+Generated\s+By\s+Diskperf\s+V?(\d[\w.]*)/i;
@@ -78,9 +78,6 @@ const UNITS = /^#\s*\(/;
 const FIELD = /^#\s*([A-Za-z][A-Za-z0-9 ()/._]*?)\s*:\s*(.*?)\s*$/;
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const INTEGER = /^\d+$/;
-
-/** Keep at most this many warnings per run; the rest are counted in one last warning. */
-const MAX_WARNINGS = 100;
 
 const NO_TABLE_EXPECTED = 'a Diskperf V1.2 header and a "# req_size ..." table';
 const ROWS_EXPECTED = 'rows of numbers under the "# req_size ..." header: the request size in bytes, then one MB/s value per column';

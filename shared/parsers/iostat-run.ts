@@ -8,7 +8,7 @@ import { IOSTAT_METRICS, type IostatMetric } from '../metrics.ts';
 import type { IostatColumn, IostatMeta, IostatRun, IostatSample, IostatSeries, MetricSummary, ParseWarning } from '../model.ts';
 import type { IostatPlatform } from './iostat-layout.ts';
 import { SummaryBank } from './summary.ts';
-import type { ParserOptions } from './types.ts';
+import { MAX_WARNINGS, type ParserOptions } from './types.ts';
 
 const METRIC_COUNT = IOSTAT_METRICS.length;
 const METRIC_INDEX = new Map<IostatMetric, number>(IOSTAT_METRICS.map((m, i) => [m, i]));
@@ -56,6 +56,7 @@ export class IostatRunBuilder {
   /** Columns announced by headers in the current report (to tell a --pretty group from a new report). */
   private readonly reportColumns = new Uint8Array(MAX_COLUMNS);
   private readonly metricValues = new Float64Array(METRIC_COUNT);
+  private suppressedWarnings = 0;
   private report = -1;
   private reportTime: string | undefined;
   private reportHasRows = false;
@@ -150,11 +151,13 @@ export class IostatRunBuilder {
   }
 
   warn(line: number, message: string): void {
-    this.warnings.push({ line, message });
+    if (this.warnings.length < MAX_WARNINGS) this.warnings.push({ line, message });
+    else this.suppressedWarnings++;
   }
 
   finish(endLine: number): IostatRun {
     this.finishReport();
+    if (this.suppressedWarnings > 0) this.warnings.push({ line: endLine, message: `${this.suppressedWarnings} more warnings not shown` });
     const reports = this.report + 1;
     const series: IostatSeries[] = [];
     for (const state of this.series.values()) {

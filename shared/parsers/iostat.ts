@@ -108,8 +108,9 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
   let nextIndex = firstRunIndex;
   let run: IostatRunBuilder | undefined;
   let active: ActiveLayout | undefined;
-  /** Lines after the last row that were not part of a table: context, or prose inside one. */
+  /** Lines after the last row that were not part of a table: context, or prose inside one (the latest few). */
   let pendingText: { line: number; text: string }[] = [];
+  let pendingFirstLine = 0;
   let pendingTime: string | undefined;
   let pendingMeta: IostatMeta = {};
   let pendingName = '';
@@ -146,7 +147,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
 
   /** The run new rows go to: the current one, unless text after its rows opened a new one. */
   function runFor(line: number, layout: TableLayout | undefined): IostatRunBuilder {
-    if (run !== undefined && run.hasRows && pendingText.length > 0) finishRun(pendingText[0]!.line - 1);
+    if (run !== undefined && run.hasRows && pendingText.length > 0) finishRun(pendingFirstLine - 1);
     if (run === undefined) {
       const context = takeContext();
       run = new IostatRunBuilder(
@@ -295,6 +296,9 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       if (firstOrphanRow === 0) firstOrphanRow = lineNo;
       return;
     }
+    // Only the lines nearest the next table can be its context: memory stays bounded under any amount of prose.
+    if (pendingText.length === 0) pendingFirstLine = lineNo;
+    else if (pendingText.length >= 4 * MAX_CONTEXT_LINES) pendingText.shift();
     pendingText.push({ line: lineNo, text: trimmed });
   }
 

@@ -16,6 +16,9 @@ export interface ParserOptions {
   onIostatSample?(runIndex: number, device: string, sample: IostatSample): void;
 }
 
+/** Warnings kept per run; beyond this a run carries one line saying how many more there were. */
+export const MAX_WARNINGS = 100;
+
 export interface LineParser {
   /**
    * One line, already cleaned by the driver: no line terminator, no `> ` quote
