@@ -12,7 +12,7 @@ import { createDiskperfParser } from './diskperf.ts';
 import { ParseError } from './errors.ts';
 import { createIostatParser } from './iostat.ts';
 import { createLinuxJsonParser } from './iostat-linux-json.ts';
-import { LineSplitter } from './lines.ts';
+import { LineSplitter, type LineSink } from './lines.ts';
 import type { LineParser, ParserOptions } from './types.ts';
 
 export { ParseError, isParseError, SUPPORTED_FORMATS } from './errors.ts';
@@ -39,7 +39,7 @@ const FACTORIES: Record<DetectedFormat, (options: ParserOptions) => LineParser> 
 };
 
 /** Feed lines to format detection first, then to the detected format's parser. */
-class DetectingParser {
+class DetectingParser implements LineSink {
   private parser: LineParser | undefined;
   private buffered: { text: string; no: number }[] = [];
   private bufferedChars = 0;
@@ -47,7 +47,11 @@ class DetectingParser {
 
   constructor(private readonly options: ParserOptions) {}
 
-  line(text: string, no: number): void {
+  bytes(buf: Buffer, start: number, end: number, no: number): boolean {
+    return this.parser?.lineBytes?.(buf, start, end, no) ?? false;
+  }
+
+  text(text: string, no: number): void {
     if (this.parser) {
       this.parser.line(text, no);
       return;
@@ -80,8 +84,8 @@ class DetectingParser {
   }
 }
 
-/** Reading in 64 KiB chunks keeps each chunk in cache while it is split and tokenised: measured twice as fast as 1 MiB. */
-export const READ_CHUNK_BYTES = 64 * 1024;
+/** 256 KiB reads: large enough that reading overlaps parsing, small enough to stay in cache (measured fastest of 64 KiB-1 MiB). */
+export const READ_CHUNK_BYTES = 256 * 1024;
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 
@@ -144,7 +148,7 @@ export async function parseStream(input: ByteSource, options: StreamOptions): Pr
     onRun(run);
   };
   const parser = new DetectingParser(parserOptions);
-  const splitter = new LineSplitter(options.source, (text, no) => parser.line(text, no));
+  const splitter = new LineSplitter(options.source, parser);
   const counter = { bytes: 0 };
   for await (const chunk of bytesOf(input, options.source, options.maxBytes ?? Number.POSITIVE_INFINITY, counter)) splitter.push(chunk);
   const lines = splitter.end();

@@ -51,6 +51,9 @@ export class IostatRunBuilder {
   private readonly columnIds = new Map<string, number>();
   private readonly metricOf = new Int16Array(MAX_COLUMNS).fill(-1);
   private readonly factorOf = new Float64Array(MAX_COLUMNS);
+  /** Ids of the columns that feed a metric: the only ones a finished report has to look at. */
+  private readonly mapped = new Int16Array(MAX_COLUMNS);
+  private mappedCount = 0;
   private readonly series = new Map<string, SeriesState>();
   private readonly touched: SeriesState[] = [];
   /** Columns announced by headers in the current report (to tell a --pretty group from a new report). */
@@ -90,6 +93,7 @@ export class IostatRunBuilder {
         this.columnIds.set(column.name, id);
         this.metricOf[id] = column.metric === undefined ? -1 : METRIC_INDEX.get(column.metric)!;
         this.factorOf[id] = column.factor;
+        if (column.metric !== undefined) this.mapped[this.mappedCount++] = id;
       }
       ids[i] = id;
     }
@@ -198,21 +202,31 @@ export class IostatRunBuilder {
     if (this.touched.length === 0) return;
     const sinceBoot = this.report === 0;
     const mv = this.metricValues;
+    const ncol = this.columns.length;
+    // Hot loop (once per device per report): locals, no calls but SummaryBank.add.
+    const mapped = this.mapped;
+    const mappedCount = this.mappedCount;
+    const metricOf = this.metricOf;
+    const factorOf = this.factorOf;
     for (const state of this.touched) {
       mv.fill(NaN);
       const current = state.current;
-      const ncol = this.columns.length;
-      for (let c = 0; c < ncol; c++) {
-        const m = this.metricOf[c]!;
+      const accumulators = sinceBoot ? state.sinceBoot : state.interval;
+      for (let k = 0; k < mappedCount; k++) {
+        const c = mapped[k]!;
         const v = current[c]!;
-        if (m >= 0 && v === v) mv[m] = v * this.factorOf[c]!;
+        if (v !== v) continue;
+        const m = metricOf[c]!;
+        const x = v * factorOf[c]!;
+        mv[m] = x;
+        accumulators.add(m, x);
       }
       // Solaris and FreeBSD print reads and writes, not their sum.
-      if (Number.isNaN(mv[IOPS]) && !Number.isNaN(mv[READ_IOPS]) && !Number.isNaN(mv[WRITE_IOPS])) mv[IOPS] = mv[READ_IOPS]! + mv[WRITE_IOPS]!;
-      const accumulators = sinceBoot ? state.sinceBoot : state.interval;
-      for (let m = 0; m < METRIC_COUNT; m++) {
-        const v = mv[m]!;
-        if (v === v) accumulators.add(m, v);
+      const reads = mv[READ_IOPS]!;
+      const writes = mv[WRITE_IOPS]!;
+      if (mv[IOPS] !== mv[IOPS] && reads === reads && writes === writes) {
+        mv[IOPS] = reads + writes;
+        accumulators.add(IOPS, reads + writes);
       }
       state.sampleCount++;
       if (this.wantSamples) this.emitSample(state, sinceBoot);

@@ -34,16 +34,16 @@ const ends = new Int32Array(MAX_TOKENS + 1);
 const numbers = new Float64Array(MAX_TOKENS + 1);
 
 /**
- * Split a line on blanks and read each token as a plain decimal number (`12.5`,
- * `12,5`, `-1`) where it is one, NaN where it is not. Returns the token count,
+ * Split bytes [from, to) of a line on blanks and read each token as a plain
+ * decimal number (`12.5`, `12,5`, `-1`) where it is one, NaN where it is not.
+ * Token offsets are absolute positions in buf. Returns the token count,
  * MAX_TOKENS + 1 if there are more.
  */
-function tokenize(text: string): number {
-  const n = text.length;
+function tokenize(buf: Uint8Array, from: number, to: number): number {
   let count = 0;
-  let i = 0;
-  while (i < n) {
-    let c = text.charCodeAt(i);
+  let i = from;
+  while (i < to) {
+    let c = buf[i]!;
     if (c === 32 || c === 9) {
       i++;
       continue;
@@ -57,9 +57,8 @@ function tokenize(text: string): number {
     let plain = true;
     const negative = c === 45;
     if (negative) i++;
-    // Never read past the end: charCodeAt would return NaN and slow every comparison.
-    for (; i < n; i++) {
-      c = text.charCodeAt(i);
+    for (; i < to; i++) {
+      c = buf[i]!;
       if (c === 32 || c === 9) break;
       const d = c - 48;
       if (d >= 0 && d <= 9) {
@@ -76,16 +75,20 @@ function tokenize(text: string): number {
     ends[count] = i;
     if (plain && digits > 0 && digits < 16) {
       numbers[count] = (negative ? -mantissa : mantissa) / scale;
-    } else if (digits === 0 || !(start < i && isNumberStart(text.charCodeAt(start)))) {
+    } else if (digits === 0 || !isNumberStart(buf[start]!)) {
       // Device names and words: no number here, and no need to ask the slow parser.
       numbers[count] = NaN;
     } else {
-      // Suffixed (--human 1.2k, 45%), exponent, very long, or no number at all.
-      numbers[count] = parseIostatNumber(text.slice(start, i));
+      // Suffixed (--human 1.2k, 45%), exponent or very long.
+      numbers[count] = parseIostatNumber(latin1(buf, start, i));
     }
     count++;
   }
   return count;
+}
+
+function latin1(buf: Uint8Array, start: number, end: number): string {
+  return Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('latin1');
 }
 
 /** A digit, sign or decimal point: the only ways a number (plain or --human) starts. */
@@ -180,12 +183,32 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     current.header(ids, pendingTime);
     pendingTime = undefined;
     active = { layout, ids, width: layout.columns.length, headerLine: line };
+    rowInReport = 0;
     lastHeaderLine = line;
     skipBlock = false;
   }
 
-  /** The row on `text`, if it is one for the active layout (tokens already split). */
-  function acceptRow(text: string, count: number, lineNo: number): boolean {
+  /** Device names by row position in the report: rows come in the same order every report. */
+  const deviceCache: { bytes: Buffer; name: string }[] = [];
+  let rowInReport = 0;
+
+  function deviceName(buf: Buffer, start: number, end: number): string {
+    const position = rowInReport++;
+    const cached = deviceCache[position];
+    const length = end - start;
+    if (cached !== undefined && cached.bytes.length === length) {
+      const bytes = cached.bytes;
+      let i = 0;
+      while (i < length && bytes[i] === buf[start + i]) i++;
+      if (i === length) return cached.name;
+    }
+    const name = buf.toString('utf8', start, end);
+    deviceCache[position] = { bytes: Buffer.from(buf.subarray(start, end)), name };
+    return name;
+  }
+
+  /** The row in buf, if it is one for the active layout (tokens already split). */
+  function acceptRow(buf: Buffer, count: number, lineNo: number): boolean {
     const a = active!;
     const width = a.width;
     let deviceToken: number;
@@ -197,13 +220,13 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       valueStart = 1;
       if (count > width + 1 && a.layout.optionalTail === 0) {
         // Only a mount point may follow the values.
-        const extra = text.slice(starts[width + 1], ends[width + 1]);
+        const extra = buf.toString('utf8', starts[width + 1], ends[width + 1]);
         if (!isMount(extra)) return false;
         mount = extra;
       }
     } else {
       if (count === width + 2) {
-        const extra = text.slice(starts[width + 1], ends[width + 1]);
+        const extra = buf.toString('utf8', starts[width + 1], ends[width + 1]);
         if (!isMount(extra)) return false;
         mount = extra;
       } else if (count !== width + 1) return false;
@@ -212,7 +235,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     }
     if (!Number.isNaN(numbers[deviceToken])) return false;
     for (let i = valueStart; i < valueStart + width; i++) if (Number.isNaN(numbers[i])) return false;
-    const device = text.slice(starts[deviceToken], ends[deviceToken]);
+    const device = deviceName(buf, starts[deviceToken]!, ends[deviceToken]!);
     // Rows go on under the same header: text seen since the last row was prose inside the table.
     if (pendingText.length > 0 && run?.hasRows) warnProseInsideTable();
     const current = runFor(lineNo, a.layout);
@@ -240,9 +263,9 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     }
     if (!repaired) return false;
     const rebuilt = fixed.join(' ');
-    const count = tokenize(rebuilt);
-    if (!acceptRow(rebuilt, count, lineNo)) return false;
-    run?.warn(lineNo, `values ran into each other; read as: ${rebuilt.trim()}`);
+    const bytes = Buffer.from(rebuilt, 'utf8');
+    if (!acceptRow(bytes, tokenize(bytes, 0, bytes.length), lineNo)) return false;
+    run?.warn(lineNo, `values ran into each other; read as: ${rebuilt}`);
     return true;
   }
 
@@ -303,10 +326,18 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
   }
 
   return {
+    lineBytes(buf, start, end, lineNo) {
+      if (active === undefined || skipBlock) return false;
+      const count = tokenize(buf, start, end);
+      if (count < 2 || count > MAX_TOKENS || !acceptRow(buf, count, lineNo)) return false;
+      lastLine = lineNo;
+      return true;
+    },
     line(text, lineNo) {
       lastLine = lineNo;
-      const count = tokenize(text);
-      if (active !== undefined && !skipBlock && count > 1 && count <= MAX_TOKENS && acceptRow(text, count, lineNo)) return;
+      const bytes = Buffer.from(text, 'utf8');
+      const count = tokenize(bytes, 0, bytes.length);
+      if (active !== undefined && !skipBlock && count > 1 && count <= MAX_TOKENS && acceptRow(bytes, count, lineNo)) return;
       slowLine(text, lineNo, count);
     },
     end(last) {

@@ -1,31 +1,45 @@
 /**
- * Bytes in, clean lines out, one at a time: the only place that sees raw input.
- * It picks the text encoding from a byte-order mark (UTF-8 by default, UTF-16 with
- * a BOM), splits on LF, CRLF or a lone CR, refuses binary content and absurdly long
- * lines with a ParseError, and strips what pasting adds (`> ` e-mail quoting,
- * non-breaking spaces). Memory is one chunk plus one partial line.
+ * Bytes in, lines out, one at a time: the only place that sees raw input. It picks
+ * the encoding from a byte-order mark (UTF-8 by default, UTF-16 with a BOM),
+ * splits on LF, CRLF or a lone CR, refuses binary content and absurdly long lines
+ * with a ParseError, and strips what pasting adds (`> ` quoting, non-breaking
+ * spaces). Memory is one chunk plus one partial line.
+ *
+ * UTF-8 input is split as bytes and each line is offered to the sink's `bytes`
+ * fast path first (the iostat parser reads data rows straight from the buffer);
+ * lines it declines are decoded, cleaned and handed to `text`.
  */
-import { isAscii } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { ParseError } from './errors.ts';
 
 /** A log line longer than this is not a log line (a 20 MB single line, a binary blob). */
 export const MAX_LINE_LENGTH = 64 * 1024;
 
-export type LineHandler = (text: string, lineNo: number) => void;
+export interface LineSink {
+  /** Fast path for a UTF-8 line, bytes [start, end) of buf; true if it was consumed. */
+  bytes?(buf: Buffer, start: number, end: number, lineNo: number): boolean;
+  /** A decoded, cleaned line. */
+  text(text: string, lineNo: number): void;
+}
+
+const LF = 10;
+const CR = 13;
+const EMPTY = Buffer.alloc(0);
 
 type Decoder = { write(bytes: Buffer): string; end(): string };
 
 export class LineSplitter {
+  private started = false;
+  /** Set for UTF-16 input, which is decoded to text before splitting. */
   private decoder: Decoder | undefined;
-  private asciiCompatible = true;
-  private carry = '';
+  private carry: Buffer = EMPTY;
+  private textCarry = '';
   private lineNo = 0;
   private pendingCR = false;
 
   constructor(
     private readonly source: string,
-    private readonly onLine: LineHandler,
+    private readonly sink: LineSink,
   ) {}
 
   /** Lines handed out so far. */
@@ -34,100 +48,143 @@ export class LineSplitter {
   }
 
   push(chunk: Buffer | string): void {
-    let text: string;
-    if (typeof chunk === 'string') {
-      text = chunk;
-    } else {
-      if (this.decoder === undefined) chunk = this.pickDecoder(chunk);
-      // Pure ASCII decodes the same in every ASCII-compatible encoding, and latin1 is the
-      // fastest decoder; a chunk that starts inside a multi-byte character is never ASCII.
-      text = this.asciiCompatible && isAscii(chunk) ? chunk.toString('latin1') : this.decoder!.write(chunk);
+    if (typeof chunk === 'string') chunk = Buffer.from(chunk, 'utf8');
+    if (!this.started) {
+      this.started = true;
+      chunk = this.start(chunk);
     }
-    this.consume(text);
+    if (this.decoder) this.consumeText(this.decoder.write(chunk));
+    else this.consumeBytes(chunk);
   }
 
   /** Flush the last line; returns the number of lines. */
   end(): number {
-    if (this.decoder) this.consume(this.decoder.end());
-    if (this.carry.length > 0) this.emit(this.carry);
-    this.carry = '';
+    if (this.decoder) {
+      this.consumeText(this.decoder.end());
+      if (this.textCarry.length > 0) this.emitText(this.textCarry);
+      this.textCarry = '';
+    } else if (this.carry.length > 0) {
+      this.emitBytesSplittingCR(this.carry, 0, this.carry.length);
+      this.carry = EMPTY;
+    }
     return this.lineNo;
   }
 
-  private pickDecoder(first: Buffer): Buffer {
+  /** Look at the byte-order mark; returns the chunk without it. */
+  private start(first: Buffer): Buffer {
     if (first.length >= 2 && first[0] === 0xff && first[1] === 0xfe) {
       this.decoder = new StringDecoder('utf16le');
-      this.asciiCompatible = false;
       return first.subarray(2);
     }
     if (first.length >= 2 && first[0] === 0xfe && first[1] === 0xff) {
       // Node has no UTF-16BE decoder of its own; TextDecoder streams it.
       const td = new TextDecoder('utf-16be');
       this.decoder = { write: (b) => td.decode(b, { stream: true }), end: () => td.decode() };
-      this.asciiCompatible = false;
       return first.subarray(2);
     }
-    this.decoder = new StringDecoder('utf8');
     if (first.length >= 3 && first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf) return first.subarray(3);
     return first;
   }
 
-  private consume(text: string): void {
-    if (text.length === 0) return;
-    const nul = text.indexOf('\0');
-    if (nul !== -1) {
-      const line = this.lineNo + 1 + countNewlines(text, nul);
-      throw new ParseError({
-        source: this.source,
-        line,
-        problem: 'binary content (a NUL byte)',
-        expected: 'a text log (plain or gzip-compressed)',
-      });
-    }
-    let start = 0;
+  private consumeBytes(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    const nul = chunk.indexOf(0);
+    if (nul !== -1) this.binary(chunk, nul);
+    let body = chunk;
     if (this.pendingCR) {
       // A CR ended the previous chunk: a LF right after it belongs to the same line end.
       this.pendingCR = false;
-      if (text.charCodeAt(0) === 10) start = 1;
+      if (chunk[0] === LF) body = chunk.subarray(1);
     }
-    const data = this.carry.length > 0 ? this.carry + text.slice(start) : start > 0 ? text.slice(start) : text;
-    this.carry = '';
-    let from = 0;
+    if (this.carry.length > 0) {
+      // Finish the line the previous chunk ended in without copying the whole chunk.
+      const lf = body.indexOf(LF);
+      if (lf === -1) {
+        this.consumeLines(Buffer.concat([this.carry, body]));
+        return;
+      }
+      const first = Buffer.concat([this.carry, body.subarray(0, lf + 1)]);
+      this.carry = EMPTY;
+      this.consumeLines(first);
+      body = body.subarray(lf + 1);
+    }
+    this.consumeLines(body);
+  }
+
+  private consumeLines(data: Buffer): void {
+    this.carry = EMPTY;
     const n = data.length;
+    let from = 0;
     // Most logs have no lone CR: look for one once per chunk, not once per line.
-    const hasCR = data.indexOf('\r') !== -1;
+    const hasCR = data.indexOf(CR) !== -1;
     while (from < n) {
-      const lf = data.indexOf('\n', from);
+      const lf = data.indexOf(LF, from);
       if (lf === -1) break;
       let end = lf;
-      if (end > from && data.charCodeAt(end - 1) === 13) end--;
-      if (hasCR) this.emitWithCR(data.slice(from, end));
-      else this.emit(data.slice(from, end));
+      if (end > from && data[end - 1] === CR) end--;
+      if (hasCR) this.emitBytesSplittingCR(data, from, end);
+      else this.emitBytes(data, from, end);
       from = lf + 1;
     }
-    if (from < n) {
-      let rest = data.slice(from);
-      // Old Mac files end lines with a lone CR: split those here too.
-      const cr = rest.lastIndexOf('\r');
+    if (from >= n) return;
+    let rest = data.subarray(from);
+    if (hasCR) {
+      // Old Mac files end lines with a lone CR.
+      const cr = rest.lastIndexOf(CR);
       if (cr !== -1) {
-        this.emitWithCR(rest.slice(0, cr));
-        rest = rest.slice(cr + 1);
+        this.emitBytesSplittingCR(rest, 0, cr);
+        rest = rest.subarray(cr + 1);
         if (rest.length === 0) this.pendingCR = true;
       }
-      if (rest.length > MAX_LINE_LENGTH) this.tooLong();
-      this.carry = rest;
     }
+    if (rest.length > MAX_LINE_LENGTH) this.tooLong();
+    // Copy: the chunk may belong to a pooled buffer that the reader reuses.
+    this.carry = Buffer.from(rest);
   }
 
-  private emitWithCR(line: string): void {
-    if (line.indexOf('\r') === -1) this.emit(line);
-    else for (const part of line.split('\r')) this.emit(part);
+  private emitBytesSplittingCR(data: Buffer, start: number, end: number): void {
+    let cr = data.indexOf(CR, start);
+    while (cr !== -1 && cr < end) {
+      this.emitBytes(data, start, cr);
+      start = cr + 1;
+      cr = data.indexOf(CR, start);
+    }
+    this.emitBytes(data, start, end);
   }
 
-  private emit(raw: string): void {
-    this.lineNo++;
+  private emitBytes(data: Buffer, start: number, end: number): void {
+    const lineNo = ++this.lineNo;
+    if (end - start > MAX_LINE_LENGTH) this.tooLong();
+    if (this.sink.bytes?.(data, start, end, lineNo)) return;
+    this.sink.text(cleanLine(data.toString('utf8', start, end)), lineNo);
+  }
+
+  private consumeText(text: string): void {
+    if (text.length === 0) return;
+    const nul = text.indexOf('\0');
+    if (nul !== -1) this.binary(Buffer.from(text.slice(0, nul + 1), 'utf8'), nul);
+    const data = this.textCarry + text;
+    this.textCarry = '';
+    let from = 0;
+    for (let lf = data.indexOf('\n'); lf !== -1; lf = data.indexOf('\n', from)) {
+      for (const part of data.slice(from, lf).replace(/\r$/, '').split('\r')) this.emitText(part);
+      from = lf + 1;
+    }
+    const rest = data.slice(from);
+    if (rest.length > MAX_LINE_LENGTH) this.tooLong();
+    this.textCarry = rest;
+  }
+
+  private emitText(raw: string): void {
+    const lineNo = ++this.lineNo;
     if (raw.length > MAX_LINE_LENGTH) this.tooLong();
-    this.onLine(cleanLine(raw), this.lineNo);
+    this.sink.text(cleanLine(raw), lineNo);
+  }
+
+  private binary(bytes: Buffer, nulAt: number): never {
+    let line = this.lineNo + 1;
+    for (let i = bytes.indexOf(LF); i !== -1 && i < nulAt; i = bytes.indexOf(LF, i + 1)) line++;
+    throw new ParseError({ source: this.source, line, problem: 'binary content (a NUL byte)', expected: 'a text log (plain or gzip-compressed)' });
   }
 
   private tooLong(): never {
@@ -138,12 +195,6 @@ export class LineSplitter {
       expected: 'a text log with ordinary lines',
     });
   }
-}
-
-function countNewlines(text: string, before: number): number {
-  let count = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < before; i = text.indexOf('\n', i + 1)) count++;
-  return count;
 }
 
 const QUOTE = /^[ \t]*(?:>[ \t]?)+/;

@@ -25,6 +25,12 @@ export interface LineParser {
    * prefix, non-breaking spaces turned into spaces. `lineNo` is 1-based.
    */
   line(text: string, lineNo: number): void;
+  /**
+   * Optional fast path: a UTF-8 line as bytes [start, end) of buf, not yet cleaned.
+   * Returns true if the parser consumed it; otherwise the driver decodes it and
+   * calls line().
+   */
+  lineBytes?(buf: Buffer, start: number, end: number, lineNo: number): boolean;
   /** End of input. Flushes the last run; throws ParseError if the input held no run. */
   end(lastLine: number): void;
 }

@@ -1,0 +1,26 @@
+/**
+ * The read-limit reference of the parsing benchmark: read FILE in the parser's
+ * chunk size and count '\n' bytes, nothing else (no readline, no strings). Bundled
+ * by bench/parse.ts into bench/out/count-lines-entry.mjs and run with plain node.
+ * Prints one JSON line: { lines, bytes, ms, rss }.
+ */
+import { createReadStream } from 'node:fs';
+import { READ_CHUNK_BYTES } from '../shared/parsers/index.ts';
+import { peakRss } from './peak-rss.ts';
+
+const file = process.argv[2];
+if (file === undefined) {
+  process.stderr.write('usage: node bench/out/count-lines-entry.mjs FILE\n');
+  process.exit(2);
+}
+
+const started = performance.now();
+let lines = 0;
+let bytes = 0;
+for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK_BYTES })) {
+  const buffer = chunk as Buffer;
+  bytes += buffer.length;
+  for (let i = buffer.indexOf(10); i !== -1; i = buffer.indexOf(10, i + 1)) lines++;
+}
+const ms = performance.now() - started;
+process.stdout.write(`${JSON.stringify({ lines, bytes, ms, rss: peakRss() })}\n`);
