@@ -10,6 +10,8 @@ const BARE_COMMANDS = new Set(['sync', 'date', 'uname', 'hostname', 'df', 'mount
 // A shell prompt: `$ `, `# `, `% `, `> `, `host# `, `root@box:~# `, `[user@box ~]$ `.
 const PROMPT = /^(?:[\w.@:~/[\]-]*\s?[#$%]\s+|[\w-]+>\s+)/;
 const WORD = /^[a-z][\w.+-]*$/;
+// `/usr/bin/iostat`, `./diskperf`: a command given by its path.
+const PATH_WORD = /^\.{0,2}(?:\/[\w.+-]+)+$/;
 const ENV_ASSIGNMENT = /^[A-Z_][A-Z0-9_]*=\S*$/;
 
 /** The command in `line` with any prompt removed, or undefined if the line does not look like one. */
@@ -26,7 +28,7 @@ export function commandFromLine(line: string): string | undefined {
 }
 
 function commandWords(text: string, words: string[]): string | undefined {
-  const first = words[0] ?? '';
+  const first = baseName(words[0] ?? '');
   if (!WORD.test(first)) return undefined;
   if (words.length === 1) return BARE_COMMANDS.has(first) ? text : undefined;
   // Shell commands carry options, paths, assignments or redirections; sentences do not.
@@ -35,6 +37,19 @@ function commandWords(text: string, words: string[]): string | undefined {
   // A sentence ends with a full stop and has capitals or several plain words.
   if (/[.!?]$/.test(text) && words.length > 4) return undefined;
   return text;
+}
+
+function baseName(word: string): string {
+  return PATH_WORD.test(word) ? word.slice(word.lastIndexOf('/') + 1) : word;
+}
+
+/** The program a command line runs (`LANG=C /usr/bin/iostat -xn 5` -> `iostat`), if the line is a command. */
+export function commandName(line: string): string | undefined {
+  const command = commandFromLine(line);
+  if (command === undefined) return undefined;
+  const words = command.split(/\s+/);
+  const first = words.find((w) => !ENV_ASSIGNMENT.test(w));
+  return first === undefined ? undefined : baseName(first);
 }
 
 /** Keep at most this many context lines per run: the ones nearest to it. */

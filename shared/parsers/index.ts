@@ -5,6 +5,8 @@
  * wants summaries (keepSamples: false) parses any size in flat memory.
  */
 import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { Format, ParsedFile, Run } from '../model.ts';
 import { DETECT_MAX_LINES, detectLine, type DetectedFormat } from './detect.ts';
@@ -87,49 +89,70 @@ class DetectingParser implements LineSink {
 /** 256 KiB reads: large enough that reading overlaps parsing, small enough to stay in cache (measured fastest of 64 KiB-1 MiB). */
 export const READ_CHUNK_BYTES = 256 * 1024;
 
-const GZIP_MAGIC = [0x1f, 0x8b];
-
 type ByteSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
 
-async function* bytesOf(input: ByteSource, source: string, maxBytes: number, counter: { bytes: number }): AsyncGenerator<Buffer | string> {
-  const iterator = Symbol.asyncIterator in input ? input[Symbol.asyncIterator]() : (async function* () {
-    yield* input;
-  })();
-  const first = await iterator.next();
-  if (first.done) return;
-  const head = first.value;
-  const rest = (async function* () {
-    yield head;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
-  })();
-  let stream: AsyncIterable<Buffer | string> = rest;
-  const gzip = typeof head !== 'string' && head.length >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
-  if (gzip) {
-    const gunzip = createGunzip();
-    (async () => {
-      try {
-        for await (const chunk of rest) if (!gunzip.write(chunk)) await new Promise((r) => gunzip.once('drain', r));
-        gunzip.end();
-      } catch (error) {
-        gunzip.destroy(error as Error);
-      }
-    })();
-    stream = gunzip;
-  }
+function asBuffer(chunk: Buffer | string): Buffer {
+  return typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+}
+
+/**
+ * The bytes of the input, gunzipped when they start with the gzip magic, refused
+ * past maxBytes (counted after decompression, so a gzip bomb stops at the limit).
+ * However the consumer stops (end, ParseError, any error), the input is closed:
+ * a file stream gives its descriptor back.
+ */
+async function* bytesOf(input: ByteSource, source: string, maxBytes: number, counter: { bytes: number }): AsyncGenerator<Buffer> {
+  const iterator: AsyncIterator<Buffer | string> | Iterator<Buffer | string> =
+    Symbol.asyncIterator in input ? input[Symbol.asyncIterator]() : input[Symbol.iterator]();
+  let gzip = false;
   try {
-    for await (const chunk of stream) {
-      counter.bytes += chunk.length;
-      if (counter.bytes > maxBytes) {
-        throw new ParseError({ source, line: 0, problem: `more than ${maxBytes} bytes${gzip ? ' after decompression' : ''}`, expected: `a log of at most ${maxBytes} bytes` });
+    // The gzip magic is 2 bytes, and a stream may deliver fewer in its first chunks.
+    const head: Buffer[] = [];
+    let headLength = 0;
+    let done = false;
+    while (headLength < 2) {
+      const next = await iterator.next();
+      if (next.done) {
+        done = true;
+        break;
       }
-      yield chunk;
+      const chunk = asBuffer(next.value);
+      head.push(chunk);
+      headLength += chunk.length;
+    }
+    const first = Buffer.concat(head);
+    gzip = first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b;
+    const raw = (async function* () {
+      yield first;
+      if (done) return;
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield asBuffer(next.value);
+    })();
+    let chunks: AsyncIterable<Buffer> = raw;
+    let gunzip: ReturnType<typeof createGunzip> | undefined;
+    let feeding: Promise<void> | undefined;
+    if (gzip) {
+      gunzip = createGunzip();
+      // Errors of the feed surface through the gunzip stream being read below.
+      feeding = pipeline(Readable.from(raw), gunzip).catch(() => undefined);
+      chunks = gunzip;
+    }
+    try {
+      for await (const chunk of chunks) {
+        counter.bytes += chunk.length;
+        if (counter.bytes > maxBytes) {
+          throw new ParseError({ source, line: 0, problem: `more than ${maxBytes} bytes${gzip ? ' after decompression' : ''}`, expected: `a log of at most ${maxBytes} bytes` });
+        }
+        yield chunk;
+      }
+    } finally {
+      gunzip?.destroy();
+      await feeding;
     }
   } catch (error) {
-    if (error instanceof ParseError) throw error;
-    if (gzip) throw new ParseError({ source, line: 0, problem: `a damaged gzip file (${(error as Error).message})`, expected: 'a complete gzip file' });
-    throw error;
+    if (error instanceof ParseError || !gzip) throw error;
+    throw new ParseError({ source, line: 0, problem: `a damaged gzip file (${(error as Error).message})`, expected: 'a complete gzip file' });
   } finally {
-    if (gzip) (stream as ReturnType<typeof createGunzip>).destroy();
+    await iterator.return?.();
   }
 }
 
@@ -157,11 +180,16 @@ export async function parseStream(input: ByteSource, options: StreamOptions): Pr
   return { format: dialect === 'diskperf' ? 'diskperf' : 'iostat', dialect, lines, runs, bytes: counter.bytes };
 }
 
-/** Parse a whole file into memory (samples kept). */
+/** Parse a whole file into memory (samples kept unless keepSamples is false). */
 export async function parseFile(path: string, options: Partial<StreamOptions> = {}): Promise<ParsedFile> {
   const runs: Run[] = [];
-  const result = await parseStream(createReadStream(path, { highWaterMark: READ_CHUNK_BYTES }), { ...options, source: options.source ?? path, onRun: (run) => runs.push(run) });
-  return { source: options.source ?? path, format: result.format, runs, lines: result.lines };
+  const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+  try {
+    const result = await parseStream(stream, { ...options, source: options.source ?? path, onRun: (run) => runs.push(run) });
+    return { source: options.source ?? path, format: result.format, runs, lines: result.lines };
+  } finally {
+    stream.destroy();
+  }
 }
 
 /** Parse text already in memory (tests, small pastes). */

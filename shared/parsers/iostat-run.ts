@@ -1,34 +1,36 @@
 /**
  * Builds one IostatRun from the rows of its reports, whatever their source (text
- * tables of any platform, sysstat JSON). Values are held per device for the
- * current report only; each finished report updates running summaries, and its
- * samples are kept or streamed out as the caller asked. Memory: one report.
+ * tables of any platform, sysstat JSON). Each value is added to a running summary
+ * of its printed column as its row arrives (per device, kept apart for the
+ * since-boot report); the column summaries become metric summaries at the end,
+ * scaled by the column's factor. Samples are assembled per report only when the
+ * caller keeps or streams them. Memory: one report.
  */
 import { IOSTAT_METRICS, type IostatMetric } from '../metrics.ts';
 import type { IostatColumn, IostatMeta, IostatRun, IostatSample, IostatSeries, MetricSummary, ParseWarning } from '../model.ts';
 import type { IostatPlatform } from './iostat-layout.ts';
-import { SummaryBank } from './summary.ts';
+import { mergeSummaries, scaleSummary, SummaryBank } from './summary.ts';
 import { MAX_WARNINGS, type ParserOptions } from './types.ts';
 
-const METRIC_COUNT = IOSTAT_METRICS.length;
 const METRIC_INDEX = new Map<IostatMetric, number>(IOSTAT_METRICS.map((m, i) => [m, i]));
 const IOPS = METRIC_INDEX.get('iops')!;
-const READ_IOPS = METRIC_INDEX.get('read_iops')!;
-const WRITE_IOPS = METRIC_INDEX.get('write_iops')!;
 
 /** A run holding more distinct columns than this is not an iostat table. */
 export const MAX_COLUMNS = 64;
+/** Slot of the derived iops (reads + writes) in a series' summary banks, after the columns. */
+const DERIVED_IOPS = MAX_COLUMNS;
 
 interface SeriesState {
   device: string;
   mount?: string;
-  /** Printed values of the current report by column id; NaN where absent. */
+  /** Printed values of the current report by column id; valid where stamp equals the report. */
   current: Float64Array;
+  stamp: Int32Array;
   line: number;
   inReport: boolean;
   sampleCount: number;
   samples?: IostatSample[];
-  /** Per metric: summaries of the since-boot report and of the interval reports. */
+  /** Per column (and derived iops): summaries of the since-boot report and of the interval reports. */
   sinceBoot: SummaryBank;
   interval: SummaryBank;
 }
@@ -49,16 +51,16 @@ export class IostatRunBuilder {
   private readonly start: RunStart;
   private readonly columns: IostatColumn[] = [];
   private readonly columnIds = new Map<string, number>();
-  private readonly metricOf = new Int16Array(MAX_COLUMNS).fill(-1);
-  private readonly factorOf = new Float64Array(MAX_COLUMNS);
-  /** Ids of the columns that feed a metric: the only ones a finished report has to look at. */
-  private readonly mapped = new Int16Array(MAX_COLUMNS);
-  private mappedCount = 0;
+  /** Per column id: 1 if the column feeds a metric (its values are summarised). */
+  private readonly summarised = new Uint8Array(MAX_COLUMNS);
+  /** Columns printing reads/s and writes/s, and whether any prints their sum (tps). */
+  private readonly readIopsColumns: number[] = [];
+  private readonly writeIopsColumns: number[] = [];
+  private hasIopsColumn = false;
   private readonly series = new Map<string, SeriesState>();
   private readonly touched: SeriesState[] = [];
   /** Columns announced by headers in the current report (to tell a --pretty group from a new report). */
   private readonly reportColumns = new Uint8Array(MAX_COLUMNS);
-  private readonly metricValues = new Float64Array(METRIC_COUNT);
   private suppressedWarnings = 0;
   private report = -1;
   private reportTime: string | undefined;
@@ -91,9 +93,10 @@ export class IostatRunBuilder {
         id = this.columns.length;
         this.columns.push(column);
         this.columnIds.set(column.name, id);
-        this.metricOf[id] = column.metric === undefined ? -1 : METRIC_INDEX.get(column.metric)!;
-        this.factorOf[id] = column.factor;
-        if (column.metric !== undefined) this.mapped[this.mappedCount++] = id;
+        if (column.metric !== undefined) this.summarised[id] = 1;
+        if (column.metric === 'read_iops') this.readIopsColumns.push(id);
+        if (column.metric === 'write_iops') this.writeIopsColumns.push(id);
+        if (column.metric === 'iops') this.hasIopsColumn = true;
       }
       ids[i] = id;
     }
@@ -127,16 +130,17 @@ export class IostatRunBuilder {
     if (state === undefined) {
       state = {
         device,
-        current: new Float64Array(MAX_COLUMNS).fill(NaN),
+        current: new Float64Array(MAX_COLUMNS),
+        stamp: new Int32Array(MAX_COLUMNS).fill(-1),
         line,
         inReport: false,
         sampleCount: 0,
-        sinceBoot: new SummaryBank(METRIC_COUNT),
-        interval: new SummaryBank(METRIC_COUNT),
+        sinceBoot: new SummaryBank(MAX_COLUMNS + 1),
+        interval: new SummaryBank(MAX_COLUMNS + 1),
       };
       if (this.options.keepSamples) state.samples = [];
       this.series.set(device, state);
-    } else if (state.inReport && !Number.isNaN(state.current[ids[0]!]!)) {
+    } else if (state.inReport && state.stamp[ids[0]!] === this.report) {
       // The same device again with the same columns and no header between: a new report.
       this.startReport(undefined);
     }
@@ -146,10 +150,17 @@ export class IostatRunBuilder {
       state.line = line;
       this.touched.push(state);
     }
+    const report = this.report;
     const current = state.current;
+    const stamp = state.stamp;
+    const bank = report === 0 ? state.sinceBoot : state.interval;
+    const summarised = this.summarised;
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
-      current[id] = values[offset + i]!;
+      const v = values[offset + i]!;
+      current[id] = v;
+      stamp[id] = report;
+      if (summarised[id] === 1) bank.add(id, v);
     }
     this.reportHasRows = true;
   }
@@ -165,13 +176,7 @@ export class IostatRunBuilder {
     const reports = this.report + 1;
     const series: IostatSeries[] = [];
     for (const state of this.series.values()) {
-      const accumulators = reports > 1 ? state.interval : state.sinceBoot;
-      const summary: Partial<Record<IostatMetric, MetricSummary>> = {};
-      for (let m = 0; m < METRIC_COUNT; m++) {
-        const metricSummary = accumulators.summary(m);
-        if (metricSummary !== undefined) summary[IOSTAT_METRICS[m]!] = metricSummary;
-      }
-      const out: IostatSeries = { device: state.device, sampleCount: state.sampleCount, summary };
+      const out: IostatSeries = { device: state.device, sampleCount: state.sampleCount, summary: this.metricSummaries(reports > 1 ? state.interval : state.sinceBoot) };
       if (state.mount !== undefined) out.mount = state.mount;
       if (state.samples) out.samples = state.samples;
       series.push(out);
@@ -193,60 +198,60 @@ export class IostatRunBuilder {
     };
   }
 
+  /** Column summaries scaled to canonical units, combined per metric. */
+  private metricSummaries(bank: SummaryBank): Partial<Record<IostatMetric, MetricSummary>> {
+    const parts: MetricSummary[][] = IOSTAT_METRICS.map(() => []);
+    this.columns.forEach((column, id) => {
+      const summary = column.metric === undefined ? undefined : bank.summary(id);
+      if (summary) parts[METRIC_INDEX.get(column.metric!)!]!.push(scaleSummary(summary, column.factor));
+    });
+    const derived = bank.summary(DERIVED_IOPS);
+    if (derived) parts[IOPS]!.push(derived);
+    const out: Partial<Record<IostatMetric, MetricSummary>> = {};
+    parts.forEach((list, m) => {
+      if (list.length > 0) out[IOSTAT_METRICS[m]!] = mergeSummaries(list);
+    });
+    return out;
+  }
+
   private overlaps(ids: ArrayLike<number>): boolean {
     for (let i = 0; i < ids.length; i++) if (this.reportColumns[ids[i]!]) return true;
     return false;
   }
 
+  /** The value of the first of these columns printed in this report, or NaN. */
+  private valueOf(state: SeriesState, columns: readonly number[]): number {
+    for (const id of columns) if (state.stamp[id] === this.report) return state.current[id]!;
+    return NaN;
+  }
+
   private finishReport(): void {
     if (this.touched.length === 0) return;
     const sinceBoot = this.report === 0;
-    const mv = this.metricValues;
-    const ncol = this.columns.length;
-    // Hot loop (once per device per report): locals, no calls but SummaryBank.add.
-    const mapped = this.mapped;
-    const mappedCount = this.mappedCount;
-    const metricOf = this.metricOf;
-    const factorOf = this.factorOf;
+    // Solaris and FreeBSD print reads and writes, not their sum: derive it per sample.
+    const deriveIops = !this.hasIopsColumn && this.readIopsColumns.length > 0 && this.writeIopsColumns.length > 0;
     for (const state of this.touched) {
-      mv.fill(NaN);
-      const current = state.current;
-      const accumulators = sinceBoot ? state.sinceBoot : state.interval;
-      for (let k = 0; k < mappedCount; k++) {
-        const c = mapped[k]!;
-        const v = current[c]!;
-        if (v !== v) continue;
-        const m = metricOf[c]!;
-        const x = v * factorOf[c]!;
-        mv[m] = x;
-        accumulators.add(m, x);
-      }
-      // Solaris and FreeBSD print reads and writes, not their sum.
-      const reads = mv[READ_IOPS]!;
-      const writes = mv[WRITE_IOPS]!;
-      if (mv[IOPS] !== mv[IOPS] && reads === reads && writes === writes) {
-        mv[IOPS] = reads + writes;
-        accumulators.add(IOPS, reads + writes);
+      if (deriveIops) {
+        const iops = this.valueOf(state, this.readIopsColumns) + this.valueOf(state, this.writeIopsColumns);
+        if (iops === iops) (sinceBoot ? state.sinceBoot : state.interval).add(DERIVED_IOPS, iops);
       }
       state.sampleCount++;
-      if (this.wantSamples) this.emitSample(state, sinceBoot);
-      current.fill(NaN, 0, ncol);
+      if (this.wantSamples) this.emitSample(state, sinceBoot, deriveIops);
       state.inReport = false;
     }
     this.touched.length = 0;
   }
 
-  private emitSample(state: SeriesState, sinceBoot: boolean): void {
+  private emitSample(state: SeriesState, sinceBoot: boolean, deriveIops: boolean): void {
     const values: Partial<Record<IostatMetric, number>> = {};
-    for (let m = 0; m < METRIC_COUNT; m++) {
-      const v = this.metricValues[m]!;
-      if (v === v) values[IOSTAT_METRICS[m]!] = v;
-    }
     const raw: Record<string, number> = {};
-    for (let c = 0; c < this.columns.length; c++) {
-      const v = state.current[c]!;
-      if (v === v) raw[this.columns[c]!.name] = v;
-    }
+    this.columns.forEach((column, id) => {
+      if (state.stamp[id] !== this.report) return;
+      const v = state.current[id]!;
+      raw[column.name] = v;
+      if (column.metric !== undefined && !Number.isNaN(v) && values[column.metric] === undefined) values[column.metric] = v * column.factor;
+    });
+    if (deriveIops && values.read_iops !== undefined && values.write_iops !== undefined) values.iops = values.read_iops + values.write_iops;
     const sample: IostatSample = { report: this.report, line: state.line, sinceBoot, values, raw };
     if (this.reportTime !== undefined) sample.time = this.reportTime;
     state.samples?.push(sample);

@@ -14,7 +14,7 @@
  *   values: { write_iops: 6028.7, write_kBps: 48244.4, iops: 6028.7, ... }, raw: { 'w/s': 6028.7, ... } }] }] }
  */
 import type { IostatMeta } from '../model.ts';
-import { commandFromLine, MAX_CONTEXT_LINES } from './context.ts';
+import { commandFromLine, commandName, MAX_CONTEXT_LINES } from './context.ts';
 import { ParseError } from './errors.ts';
 import { freebsdIostat } from './iostat-freebsd.ts';
 import { TTY_CPU_COLUMNS, type IostatDialect, type TableLayout } from './iostat-layout.ts';
@@ -130,6 +130,9 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     if (run.hasRows) {
       options.onRun(run.finish(endLine));
       emitted++;
+    } else {
+      // A header with no rows is no run: its index goes to the next one.
+      nextIndex = run.index;
     }
     run = undefined;
     active = undefined;
@@ -142,7 +145,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       if (command === undefined) continue;
       context.push(command);
       if (context.length > MAX_CONTEXT_LINES) context.shift();
-      if (/^iostat\b/.test(command)) pendingMeta.command = command;
+      if (commandName(command) === 'iostat') pendingMeta.command = command;
     }
     pendingText = [];
     return context;
@@ -305,7 +308,9 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     }
     const numeric = countNumeric(count);
     if (skipBlock && numeric === count) return;
-    if (active !== undefined && count >= 3 && numeric >= count - 2) {
+    // `iostat -xn 5 2`, `sleep 5 10`: mostly numbers, but a command, so context.
+    const command = commandFromLine(trimmed) !== undefined;
+    if (active !== undefined && !command && count >= 3 && numeric >= count - 2) {
       if (repairRow(text, lineNo)) return;
       if (pendingText.length === 0) {
         runFor(lineNo, active.layout).warn(
@@ -315,7 +320,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
         return;
       }
     }
-    if (active === undefined && count >= 3 && numeric >= count - 1) {
+    if (active === undefined && !command && count >= 3 && numeric >= count - 1) {
       if (firstOrphanRow === 0) firstOrphanRow = lineNo;
       return;
     }

@@ -30,6 +30,8 @@ type Decoder = { write(bytes: Buffer): string; end(): string };
 
 export class LineSplitter {
   private started = false;
+  /** Bytes held until there are enough to see a byte-order mark. */
+  private head: Buffer = EMPTY;
   /** Set for UTF-16 input, which is decoded to text before splitting. */
   private decoder: Decoder | undefined;
   private carry: Buffer = EMPTY;
@@ -50,8 +52,12 @@ export class LineSplitter {
   push(chunk: Buffer | string): void {
     if (typeof chunk === 'string') chunk = Buffer.from(chunk, 'utf8');
     if (!this.started) {
+      // A BOM is up to 3 bytes, and a stream may deliver fewer in its first chunks.
+      this.head = this.head.length > 0 ? Buffer.concat([this.head, chunk]) : chunk;
+      if (this.head.length < 3) return;
       this.started = true;
-      chunk = this.start(chunk);
+      chunk = this.start(this.head);
+      this.head = EMPTY;
     }
     if (this.decoder) this.consumeText(this.decoder.write(chunk));
     else this.consumeBytes(chunk);
@@ -59,6 +65,12 @@ export class LineSplitter {
 
   /** Flush the last line; returns the number of lines. */
   end(): number {
+    if (!this.started && this.head.length > 0) {
+      this.started = true;
+      const rest = this.start(this.head);
+      this.head = EMPTY;
+      this.push(rest);
+    }
     if (this.decoder) {
       this.consumeText(this.decoder.end());
       if (this.textCarry.length > 0) this.emitText(this.textCarry);
@@ -154,7 +166,7 @@ export class LineSplitter {
 
   private emitBytes(data: Buffer, start: number, end: number): void {
     const lineNo = ++this.lineNo;
-    if (end - start > MAX_LINE_LENGTH) this.tooLong();
+    if (end - start > MAX_LINE_LENGTH) this.tooLong(lineNo);
     if (this.sink.bytes?.(data, start, end, lineNo)) return;
     this.sink.text(cleanLine(data.toString('utf8', start, end)), lineNo);
   }
@@ -162,7 +174,10 @@ export class LineSplitter {
   private consumeText(text: string): void {
     if (text.length === 0) return;
     const nul = text.indexOf('\0');
-    if (nul !== -1) this.binary(Buffer.from(text.slice(0, nul + 1), 'utf8'), nul);
+    if (nul !== -1) {
+      const before = Buffer.from(text.slice(0, nul), 'utf8');
+      this.binary(before, before.length);
+    }
     const data = this.textCarry + text;
     this.textCarry = '';
     let from = 0;
@@ -177,20 +192,25 @@ export class LineSplitter {
 
   private emitText(raw: string): void {
     const lineNo = ++this.lineNo;
-    if (raw.length > MAX_LINE_LENGTH) this.tooLong();
+    if (raw.length > MAX_LINE_LENGTH) this.tooLong(lineNo);
     this.sink.text(cleanLine(raw), lineNo);
   }
 
   private binary(bytes: Buffer, nulAt: number): never {
+    // Count the line ends before the NUL: LF, CRLF and lone CR alike.
     let line = this.lineNo + 1;
-    for (let i = bytes.indexOf(LF); i !== -1 && i < nulAt; i = bytes.indexOf(LF, i + 1)) line++;
+    for (let i = 0; i < nulAt; i++) {
+      if (bytes[i] === LF) line++;
+      else if (bytes[i] === CR && bytes[i + 1] !== LF) line++;
+    }
     throw new ParseError({ source: this.source, line, problem: 'binary content (a NUL byte)', expected: 'a text log (plain or gzip-compressed)' });
   }
 
-  private tooLong(): never {
+  /** The line at `line` (by default the one still being read) is too long. */
+  private tooLong(line = this.lineNo + 1): never {
     throw new ParseError({
       source: this.source,
-      line: this.lineNo + 1,
+      line,
       problem: `a line longer than ${MAX_LINE_LENGTH / 1024} KiB`,
       expected: 'a text log with ordinary lines',
     });

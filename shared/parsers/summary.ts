@@ -54,3 +54,29 @@ export class SummaryBank {
     return { count: n, mean: d[o + SHIFT]! + sum / n, min: d[o + MIN]!, max: d[o + MAX]!, stddev: Math.sqrt(variance) };
   }
 }
+
+/** A summary of values multiplied by a positive factor (a unit conversion). */
+export function scaleSummary(summary: MetricSummary, factor: number): MetricSummary {
+  if (factor === 1) return summary;
+  return { count: summary.count, mean: summary.mean * factor, min: summary.min * factor, max: summary.max * factor, stddev: summary.stddev * factor };
+}
+
+/** One summary of the union of several (Chan et al.'s parallel combination of means and variances). */
+export function mergeSummaries(parts: readonly MetricSummary[]): MetricSummary {
+  let merged = parts[0];
+  const rest = parts.slice(1);
+  if (merged === undefined) throw new Error('mergeSummaries needs at least one summary');
+  for (const next of rest) {
+    const n = merged.count + next.count;
+    const delta = next.mean - merged.mean;
+    const m2 = (merged.stddev ** 2) * (merged.count - 1) + (next.stddev ** 2) * (next.count - 1) + (delta * delta * merged.count * next.count) / n;
+    merged = {
+      count: n,
+      mean: merged.mean + (delta * next.count) / n,
+      min: Math.min(merged.min, next.min),
+      max: Math.max(merged.max, next.max),
+      stddev: n > 1 ? Math.sqrt(m2 / (n - 1)) : 0,
+    };
+  }
+  return merged;
+}
