@@ -15,6 +15,7 @@ import { ParseError } from './errors.ts';
 import { createIostatParser } from './iostat.ts';
 import { createLinuxJsonParser } from './iostat-linux-json.ts';
 import { LineSplitter, type LineSink } from './lines.ts';
+import { parseFileInParallel, type ParallelOptions } from './parallel.ts';
 import type { LineParser, ParserOptions } from './types.ts';
 
 export { ParseError, isParseError, SUPPORTED_FORMATS } from './errors.ts';
@@ -164,6 +165,7 @@ export async function parseStream(input: ByteSource, options: StreamOptions): Pr
     onRun: options.onRun ?? (() => {}),
   };
   if (options.onIostatSample) parserOptions.onIostatSample = options.onIostatSample;
+  if (options.continuation) parserOptions.continuation = true;
   let runs = 0;
   const onRun = parserOptions.onRun;
   parserOptions.onRun = (run) => {
@@ -180,8 +182,18 @@ export async function parseStream(input: ByteSource, options: StreamOptions): Pr
   return { format: dialect === 'diskperf' ? 'diskperf' : 'iostat', dialect, lines, runs, bytes: counter.bytes };
 }
 
+export interface FileOptions extends Partial<StreamOptions> {
+  /** Summaries-only parses of large iostat logs use every core; `false` keeps one thread. */
+  parallel?: ParallelOptions | false;
+}
+
 /** Parse a whole file into memory (samples kept unless keepSamples is false). */
-export async function parseFile(path: string, options: Partial<StreamOptions> = {}): Promise<ParsedFile> {
+export async function parseFile(path: string, options: FileOptions = {}): Promise<ParsedFile> {
+  const summariesOnly = options.keepSamples === false && options.onIostatSample === undefined && options.onRun === undefined;
+  if (summariesOnly && options.parallel !== false && options.maxBytes === undefined) {
+    const parsed = await parseFileInParallel(path, { ...options.parallel, source: options.source ?? path });
+    if (parsed) return parsed;
+  }
   const runs: Run[] = [];
   const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
   try {

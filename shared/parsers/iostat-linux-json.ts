@@ -46,6 +46,9 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
     if (run?.hasRows) {
       options.onRun(run.finish(endLine));
       emitted++;
+    } else if (run !== undefined) {
+      // Nothing but warnings: no run, and its index goes to the next one.
+      nextIndex = run.index;
     }
     run = undefined;
     idCache.clear();

@@ -17,8 +17,13 @@ const IOPS = METRIC_INDEX.get('iops')!;
 
 /** A run holding more distinct columns than this is not an iostat table. */
 export const MAX_COLUMNS = 64;
-/** Slot of the derived iops (reads + writes) in a series' summary banks, after the columns. */
-const DERIVED_IOPS = MAX_COLUMNS;
+/**
+ * Summary slots per series: slot 0 is the derived iops (reads + writes), the rest
+ * go to metric columns in the order they appear. Compact banks keep a hundred
+ * devices' accumulators in cache; no real layout maps half as many columns.
+ */
+const SUMMARY_SLOTS = 32;
+const DERIVED_IOPS = 0;
 
 interface SeriesState {
   device: string;
@@ -51,8 +56,11 @@ export class IostatRunBuilder {
   private readonly start: RunStart;
   private readonly columns: IostatColumn[] = [];
   private readonly columnIds = new Map<string, number>();
-  /** Per column id: 1 if the column feeds a metric (its values are summarised). */
-  private readonly summarised = new Uint8Array(MAX_COLUMNS);
+  /** Per column id: its summary slot if the column feeds a metric, else -1. */
+  private readonly slotOf = new Int16Array(MAX_COLUMNS).fill(-1);
+  private slots = 1;
+  /** Per column id: 1 if its value is needed once the report ends (samples, derived iops). */
+  private readonly kept = new Uint8Array(MAX_COLUMNS);
   /** Columns printing reads/s and writes/s, and whether any prints their sum (tps). */
   private readonly readIopsColumns: number[] = [];
   private readonly writeIopsColumns: number[] = [];
@@ -70,7 +78,7 @@ export class IostatRunBuilder {
 
   constructor(
     start: RunStart,
-    private readonly options: Pick<ParserOptions, 'keepSamples' | 'onIostatSample'>,
+    private readonly options: Pick<ParserOptions, 'keepSamples' | 'onIostatSample' | 'continuation'>,
   ) {
     this.start = start;
     this.index = start.index;
@@ -93,7 +101,8 @@ export class IostatRunBuilder {
         id = this.columns.length;
         this.columns.push(column);
         this.columnIds.set(column.name, id);
-        if (column.metric !== undefined) this.summarised[id] = 1;
+        if (column.metric !== undefined && this.slots < SUMMARY_SLOTS) this.slotOf[id] = this.slots++;
+        if (this.wantSamples || column.metric === 'read_iops' || column.metric === 'write_iops') this.kept[id] = 1;
         if (column.metric === 'read_iops') this.readIopsColumns.push(id);
         if (column.metric === 'write_iops') this.writeIopsColumns.push(id);
         if (column.metric === 'iops') this.hasIopsColumn = true;
@@ -101,6 +110,11 @@ export class IostatRunBuilder {
       ids[i] = id;
     }
     return ids;
+  }
+
+  /** Whether the values of this column are read at all (summaries, derived iops, samples). */
+  reads(id: number): boolean {
+    return this.kept[id] === 1 || this.slotOf[id]! >= 0;
   }
 
   /**
@@ -135,8 +149,8 @@ export class IostatRunBuilder {
         line,
         inReport: false,
         sampleCount: 0,
-        sinceBoot: new SummaryBank(MAX_COLUMNS + 1),
-        interval: new SummaryBank(MAX_COLUMNS + 1),
+        sinceBoot: new SummaryBank(SUMMARY_SLOTS),
+        interval: new SummaryBank(SUMMARY_SLOTS),
       };
       if (this.options.keepSamples) state.samples = [];
       this.series.set(device, state);
@@ -153,14 +167,20 @@ export class IostatRunBuilder {
     const report = this.report;
     const current = state.current;
     const stamp = state.stamp;
-    const bank = report === 0 ? state.sinceBoot : state.interval;
-    const summarised = this.summarised;
+    const bank = this.isSinceBoot() ? state.sinceBoot : state.interval;
+    const slotOf = this.slotOf;
+    const kept = this.kept;
+    // The first column's stamp tells a repeated device (a new report) apart from another --pretty group.
+    stamp[ids[0]!] = report;
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       const v = values[offset + i]!;
-      current[id] = v;
-      stamp[id] = report;
-      if (summarised[id] === 1) bank.add(id, v);
+      if (kept[id] === 1) {
+        current[id] = v;
+        stamp[id] = report;
+      }
+      const slot = slotOf[id]!;
+      if (slot >= 0) bank.add(slot, v);
     }
     this.reportHasRows = true;
   }
@@ -176,7 +196,9 @@ export class IostatRunBuilder {
     const reports = this.report + 1;
     const series: IostatSeries[] = [];
     for (const state of this.series.values()) {
-      const out: IostatSeries = { device: state.device, sampleCount: state.sampleCount, summary: this.metricSummaries(reports > 1 ? state.interval : state.sinceBoot) };
+      // The since-boot report counts only when it is all the run has.
+      const bank = reports > 1 || this.options.continuation ? state.interval : state.sinceBoot;
+      const out: IostatSeries = { device: state.device, sampleCount: state.sampleCount, summary: this.metricSummaries(bank) };
       if (state.mount !== undefined) out.mount = state.mount;
       if (state.samples) out.samples = state.samples;
       series.push(out);
@@ -202,7 +224,8 @@ export class IostatRunBuilder {
   private metricSummaries(bank: SummaryBank): Partial<Record<IostatMetric, MetricSummary>> {
     const parts: MetricSummary[][] = IOSTAT_METRICS.map(() => []);
     this.columns.forEach((column, id) => {
-      const summary = column.metric === undefined ? undefined : bank.summary(id);
+      const slot = this.slotOf[id]!;
+      const summary = slot < 0 ? undefined : bank.summary(slot);
       if (summary) parts[METRIC_INDEX.get(column.metric!)!]!.push(scaleSummary(summary, column.factor));
     });
     const derived = bank.summary(DERIVED_IOPS);
@@ -212,6 +235,11 @@ export class IostatRunBuilder {
       if (list.length > 0) out[IOSTAT_METRICS[m]!] = mergeSummaries(list);
     });
     return out;
+  }
+
+  /** The current report counts since boot: the first of a run that did not start earlier in the file. */
+  private isSinceBoot(): boolean {
+    return this.report === 0 && !this.options.continuation;
   }
 
   private overlaps(ids: ArrayLike<number>): boolean {
@@ -227,7 +255,7 @@ export class IostatRunBuilder {
 
   private finishReport(): void {
     if (this.touched.length === 0) return;
-    const sinceBoot = this.report === 0;
+    const sinceBoot = this.isSinceBoot();
     // Solaris and FreeBSD print reads and writes, not their sum: derive it per sample.
     const deriveIops = !this.hasIopsColumn && this.readIopsColumns.length > 0 && this.writeIopsColumns.length > 0;
     for (const state of this.touched) {

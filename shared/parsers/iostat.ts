@@ -39,9 +39,10 @@ const numbers = new Float64Array(MAX_TOKENS + 1);
  * Token offsets are absolute positions in buf. Returns the token count,
  * MAX_TOKENS + 1 if there are more.
  */
-function tokenize(buf: Uint8Array, from: number, to: number): number {
+function tokenize(buf: Uint8Array, from: number, to: number, needed?: Uint8Array): number {
   let count = 0;
   let i = from;
+  let words = 0;
   while (i < to) {
     let c = buf[i]!;
     if (c === 32 || c === 9) {
@@ -50,42 +51,64 @@ function tokenize(buf: Uint8Array, from: number, to: number): number {
     }
     if (count === MAX_TOKENS) return MAX_TOKENS + 1;
     const start = i;
-    let mantissa = 0;
-    let scale = 1;
-    let fraction = false;
-    let digits = 0;
-    let plain = true;
+    if (needed !== undefined && needed[count] === 0) {
+      // A column nobody reads (summaries only): check it looks like a number, skip its digits.
+      const numberLike = isNumberStart(c);
+      while (i < to && (c = buf[i]!) !== 32 && c !== 9) i++;
+      if (!numberLike) words++;
+      starts[count] = start;
+      ends[count] = i;
+      numbers[count] = numberLike ? 0 : NaN;
+      count++;
+      continue;
+    }
     const negative = c === 45;
-    if (negative) i++;
-    for (; i < to; i++) {
-      c = buf[i]!;
-      if (c === 32 || c === 9) break;
-      const d = c - 48;
-      if (d >= 0 && d <= 9) {
+    if (negative) c = buf[++i]!;
+    // Integer digits, then fraction digits after one `.` or `,`; anything else: not plain.
+    let mantissa = 0;
+    let digits = 0;
+    let d = c - 48;
+    while (i < to && d >= 0 && d <= 9) {
+      mantissa = mantissa * 10 + d;
+      digits++;
+      c = buf[++i]!;
+      d = c - 48;
+    }
+    let value = NaN;
+    if (i >= to || c === 32 || c === 9) {
+      if (digits > 0 && digits < 16) value = mantissa;
+    } else if (c === 46 || c === 44) {
+      c = buf[++i]!;
+      d = c - 48;
+      let fraction = 0;
+      while (i < to && d >= 0 && d <= 9) {
         mantissa = mantissa * 10 + d;
         digits++;
-        if (fraction) scale *= 10;
-      } else if ((c === 46 || c === 44) && !fraction) {
-        fraction = true;
-      } else {
-        plain = false;
+        fraction++;
+        c = buf[++i]!;
+        d = c - 48;
       }
+      // mantissa / 10^k with both exact is the correctly rounded value, as Number() gives.
+      if ((i >= to || c === 32 || c === 9) && digits > 0 && digits < 16) value = mantissa / POWERS_OF_TEN[fraction]!;
     }
+    if (value !== value) {
+      while (i < to && (c = buf[i]!) !== 32 && c !== 9) i++;
+      // Suffixed (--human 1.2k, 45%), exponent or very long numbers; device names and words are NaN.
+      if (isNumberStart(buf[start]!) && i - start >= 2) value = parseIostatNumber(latin1(buf, start, i));
+      if (value !== value) words++;
+    } else if (negative) value = -value;
     starts[count] = start;
     ends[count] = i;
-    if (plain && digits > 0 && digits < 16) {
-      numbers[count] = (negative ? -mantissa : mantissa) / scale;
-    } else if (digits === 0 || !isNumberStart(buf[start]!)) {
-      // Device names and words: no number here, and no need to ask the slow parser.
-      numbers[count] = NaN;
-    } else {
-      // Suffixed (--human 1.2k, 45%), exponent or very long.
-      numbers[count] = parseIostatNumber(latin1(buf, start, i));
-    }
+    numbers[count] = value;
     count++;
   }
+  nonNumeric = words;
   return count;
 }
+
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, k) => 10 ** k);
+/** Tokens of the last tokenize() that are not numbers. */
+let nonNumeric = 0;
 
 function latin1(buf: Uint8Array, start: number, end: number): string {
   return Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('latin1');
@@ -101,6 +124,8 @@ const TITLE = /extended\s+device\s+statistics/i;
 interface ActiveLayout {
   layout: TableLayout;
   ids: Int16Array;
+  /** By token position in a row: 0 where the value is never read, so the tokenizer may skip it. */
+  needed: Uint8Array;
   /** Value columns; a row has 1 more token for the device, maybe 1 for a mount point. */
   width: number;
   headerLine: number;
@@ -166,7 +191,8 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
           meta: pendingMeta,
           startLine: pendingStart || line,
         },
-        options,
+        // Only the first run of a part can continue a run of the previous part.
+        { ...options, continuation: options.continuation === true && emitted === 0 && context.length === 0 && pendingStart === 0 },
       );
       pendingMeta = {};
       pendingName = '';
@@ -185,7 +211,10 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     }
     current.header(ids, pendingTime);
     pendingTime = undefined;
-    active = { layout, ids, width: layout.columns.length, headerLine: line };
+    const needed = new Uint8Array(layout.columns.length + 1).fill(1);
+    const first = layout.deviceAt === 'first' ? 1 : 0;
+    ids.forEach((id, i) => (needed[first + i] = current.reads(id) ? 1 : 0));
+    active = { layout, ids, needed, width: layout.columns.length, headerLine: line };
     rowInReport = 0;
     lastHeaderLine = line;
     skipBlock = false;
@@ -236,8 +265,8 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       deviceToken = width;
       valueStart = 0;
     }
-    if (!Number.isNaN(numbers[deviceToken])) return false;
-    for (let i = valueStart; i < valueStart + width; i++) if (Number.isNaN(numbers[i])) return false;
+    // Every value a number, the device name not: exactly one word (two with a mount point).
+    if (nonNumeric !== (mount === undefined ? 1 : 2) || !Number.isNaN(numbers[deviceToken])) return false;
     const device = deviceName(buf, starts[deviceToken]!, ends[deviceToken]!);
     // Rows go on under the same header: text seen since the last row was prose inside the table.
     if (pendingText.length > 0 && run?.hasRows) warnProseInsideTable();
@@ -333,7 +362,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
   return {
     lineBytes(buf, start, end, lineNo) {
       if (active === undefined || skipBlock) return false;
-      const count = tokenize(buf, start, end);
+      const count = tokenize(buf, start, end, active.needed);
       if (count < 2 || count > MAX_TOKENS || !acceptRow(buf, count, lineNo)) return false;
       lastLine = lineNo;
       return true;

@@ -14,6 +14,11 @@ export interface ParserOptions {
   onRun(run: Run): void;
   /** Called for every iostat sample as soon as its row is parsed (streaming consumers). */
   onIostatSample?(runIndex: number, device: string, sample: IostatSample): void;
+  /**
+   * The input starts inside a run that an earlier part of the same file began (a
+   * file parsed in parts, parallel.ts): its first report does not count since boot.
+   */
+  continuation?: boolean;
 }
 
 /** Warnings kept per run; beyond this a run carries one line saying how many more there were. */

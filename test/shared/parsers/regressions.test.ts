@@ -193,3 +193,13 @@ describe('regression 7 (iostat.ts / context.ts): meta.command misses iostat comm
     expect(run.meta.command ?? '(none)').toMatch(/iostat -xn 5 2$/);
   });
 });
+
+describe('regression (iostat-linux-json.ts): a dropped JSON run gave its index away', () => {
+  it('a broken disk line before a whole document leaves the document as run 0', async () => {
+    const doc = '{"sysstat": {"hosts": [{"nodename": "h", "statistics": [{"disk": [{"disk_device": "sda", "r/s": 1.5}]}]}]}}';
+    const runs = await runsOf([`"disk_device": extended device statistics\r\n${doc}\n`]);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.index).toBe(0);
+    expect(runs[0]!.name).toBe('h');
+  });
+});
