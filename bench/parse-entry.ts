@@ -3,15 +3,16 @@
  * bench/out/parse-entry.mjs and run as `node bench/out/parse-entry.mjs FILE`: plain
  * Node, no loader, so its peak RSS is the parser's and not tsx's.
  *
- * Streams FILE through parseStream with summaries only (keepSamples: false) and
- * prints one JSON line per run and device with the mean (and count) of every
+ * Parses FILE with parseFile and summaries only (keepSamples: false), the way the
+ * CLI reads a large log: on every core (parallel.ts, its worker bundled beside this
+ * file as parse-worker.mjs; BENCHDROP_SEQUENTIAL=1 keeps one thread), and prints one JSON line per run and device with the mean (and count) of every
  * canonical metric, then a last line with totals and the peak RSS (VmHWM and
  * process.resourceUsage().maxRSS).
  */
-import { createReadStream } from 'node:fs';
+import { statSync } from 'node:fs';
 import { IOSTAT_METRICS } from '../shared/metrics.ts';
 import type { Run } from '../shared/model.ts';
-import { parseStream, READ_CHUNK_BYTES } from '../shared/parsers/index.ts';
+import { parseFile } from '../shared/parsers/index.ts';
 import { peakRss, type PeakRss } from './peak-rss.ts';
 
 export interface DeviceMeans {
@@ -72,7 +73,9 @@ function onRun(run: Run): void {
 }
 
 const started = performance.now();
-const result = await parseStream(createReadStream(file, { highWaterMark: READ_CHUNK_BYTES }), { source: file, keepSamples: false, onRun });
+const parsed = await parseFile(file, { keepSamples: false, parallel: process.env['BENCHDROP_SEQUENTIAL'] ? false : {} });
+for (const run of parsed.runs) onRun(run);
+const result = { format: parsed.format, dialect: parsed.format, lines: parsed.lines, bytes: statSync(file).size, runs: parsed.runs.length };
 const parseMs = performance.now() - started;
 
 const totals: ParseTotals = {

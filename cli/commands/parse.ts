@@ -23,7 +23,8 @@ export async function parseCommand(files: readonly string[], options: ParseComma
   const parsed: (ParsedFile | { source: string; error: { message: string; line: number } })[] = [];
   for (const file of files) {
     try {
-      const result = await parseFile(file);
+      // The summary view needs no samples: large logs then parse in flat memory, on every core.
+      const result = await parseFile(file, { keepSamples: options.json === true });
       parsed.push(result);
       if (!options.json) io.out(describeFile(result));
     } catch (error) {

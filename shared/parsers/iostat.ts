@@ -122,6 +122,9 @@ function isNumberStart(c: number): boolean {
 const TITLE = /extended\s+device\s+statistics/i;
 
 interface ActiveLayout {
+  /** The header line as printed (trimmed), and the run it was read for: a repeat of it is recognised at once. */
+  text: string;
+  builder: IostatRunBuilder;
   layout: TableLayout;
   ids: Int16Array;
   /** By token position in a row: 0 where the value is never read, so the tokenizer may skip it. */
@@ -201,7 +204,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     return run;
   }
 
-  function onHeader(layout: TableLayout, line: number): void {
+  function onHeader(layout: TableLayout, line: number, text: string): void {
     const current = runFor(line, layout);
     if (!current.hasRows) current.dialect = layout.dialect;
     const ids = current.columnIdsFor(layout.columns);
@@ -214,7 +217,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     const needed = new Uint8Array(layout.columns.length + 1).fill(1);
     const first = layout.deviceAt === 'first' ? 1 : 0;
     ids.forEach((id, i) => (needed[first + i] = current.reads(id) ? 1 : 0));
-    active = { layout, ids, needed, width: layout.columns.length, headerLine: line };
+    active = { text, builder: current, layout, ids, needed, width: layout.columns.length, headerLine: line };
     rowInReport = 0;
     lastHeaderLine = line;
     skipBlock = false;
@@ -307,11 +310,22 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       skipBlock = false;
       return;
     }
+    // Every report repeats its header: the same line under the same run needs no second reading.
+    const cached = active;
+    if (cached !== undefined && trimmed === cached.text && runFor(lineNo, cached.layout) === cached.builder) {
+      cached.builder.header(cached.ids, pendingTime);
+      pendingTime = undefined;
+      cached.headerLine = lineNo;
+      rowInReport = 0;
+      lastHeaderLine = lineNo;
+      skipBlock = false;
+      return;
+    }
     const tokens = trimmed.split(/\s+/);
     for (const dialect of dialects) {
       const layout = dialect.matchHeader(tokens);
       if (layout) {
-        onHeader(layout, lineNo);
+        onHeader(layout, lineNo, trimmed);
         return;
       }
     }
@@ -361,8 +375,14 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
 
   return {
     lineBytes(buf, start, end, lineNo) {
+      const count = tokenize(buf, start, end, skipBlock ? undefined : active?.needed);
+      // Blank lines end avg-cpu and tty blocks; the numbers inside those blocks are not device rows.
+      if (count === 0 || (skipBlock && count >= 2 && nonNumeric === 0)) {
+        if (count === 0) skipBlock = false;
+        lastLine = lineNo;
+        return true;
+      }
       if (active === undefined || skipBlock) return false;
-      const count = tokenize(buf, start, end, active.needed);
       if (count < 2 || count > MAX_TOKENS || !acceptRow(buf, count, lineNo)) return false;
       lastLine = lineNo;
       return true;
