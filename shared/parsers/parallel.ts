@@ -23,7 +23,7 @@ import { ParseError } from './errors.ts';
 import { parseLinuxBanner } from './iostat-linux.ts';
 import { mergeSummaries } from './summary.ts';
 import { parseTimestamp } from './timestamps.ts';
-import type { PartRequest, PartResult } from './parse-worker.ts';
+import { parsePart, type PartRequest, type PartResult } from './parse-worker.ts';
 
 export interface ParallelOptions {
   source?: string;
@@ -59,8 +59,12 @@ export async function parseFileInParallel(path: string, options: ParallelOptions
   if (cuts.length === 0) return undefined;
   const source = options.source ?? path;
   const bounds = [0, ...cuts, size];
+  // The first part is parsed right here while workers take the others: one thread fewer to start.
   const parts = await Promise.all(
-    bounds.slice(0, -1).map((start, k) => runPart({ path, source, start, end: bounds[k + 1]!, continuation: k > 0 })),
+    bounds.slice(0, -1).map((start, k) => {
+      const request: PartRequest = { benchdropPart: true, path, source, start, end: bounds[k + 1]!, continuation: k > 0 };
+      return k === 0 ? parsePart(request) : runPart(request);
+    }),
   );
   return stitch(source, parts);
 }

@@ -1,6 +1,7 @@
 /**
- * Worker thread for parallel.ts: parses one byte range of a file (summaries only)
- * and posts its runs back, or the ParseError it met.
+ * One part of a file for parallel.ts: parsePart reads a byte range (summaries
+ * only) and answers with its runs or the ParseError it met. Started as a worker
+ * thread with a PartRequest as workerData, the module posts that answer back.
  */
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -8,6 +9,8 @@ import type { Run } from '../model.ts';
 import { isParseError, parseStream, READ_CHUNK_BYTES } from './index.ts';
 
 export interface PartRequest {
+  /** Marks workerData meant for this module (it may be imported inside other workers). */
+  benchdropPart: true;
   path: string;
   source: string;
   start: number;
@@ -18,7 +21,7 @@ export interface PartRequest {
 
 export type PartResult = { ok: true; runs: Run[]; lines: number; bytes: number } | { ok: false; parseError?: { line: number; problem: string; expected: string }; message: string };
 
-async function parsePart(request: PartRequest): Promise<PartResult> {
+export async function parsePart(request: PartRequest): Promise<PartResult> {
   const runs: Run[] = [];
   const stream = createReadStream(request.path, { start: request.start, end: request.end - 1, highWaterMark: READ_CHUNK_BYTES });
   try {
@@ -32,4 +35,5 @@ async function parsePart(request: PartRequest): Promise<PartResult> {
   }
 }
 
-if (parentPort) parentPort.postMessage(await parsePart(workerData as PartRequest));
+const request = workerData as PartRequest | undefined;
+if (parentPort && request?.benchdropPart === true) parentPort.postMessage(await parsePart(request));
