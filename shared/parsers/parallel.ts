@@ -34,8 +34,8 @@ export interface ParallelOptions {
 }
 
 export const PARALLEL_MIN_BYTES = 32 * 1024 * 1024;
-/** How far past each nominal cut to look for a report boundary. */
-const SEARCH_WINDOW = 8 * 1024 * 1024;
+/** How far past each nominal cut to look for a report boundary (a report of 100 devices is ~20 KiB). */
+const SEARCH_WINDOW = 1024 * 1024;
 const HEAD_BYTES = 256 * 1024;
 
 /**
@@ -71,7 +71,7 @@ export async function parseFileInParallel(path: string, options: ParallelOptions
 
 /** The bytes of the first header line, if the file opens as a text iostat log. */
 async function firstHeaderLine(file: Awaited<ReturnType<typeof open>>): Promise<Buffer | undefined> {
-  const head = Buffer.alloc(HEAD_BYTES);
+  const head = Buffer.allocUnsafe(HEAD_BYTES);
   const { bytesRead } = await file.read(head, 0, HEAD_BYTES, 0);
   if (bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b) return undefined;
   let from = 0;
@@ -102,7 +102,7 @@ async function findCuts(file: Awaited<ReturnType<typeof open>>, size: number, wo
     if (cuts.length > 0 && nominal <= cuts[cuts.length - 1]!) continue;
     // Read a little before the nominal cut too, to check the lines preceding a candidate.
     const windowStart = Math.max(0, nominal - 64 * 1024);
-    const window = Buffer.alloc(Math.min(SEARCH_WINDOW, size - windowStart));
+    const window = Buffer.allocUnsafe(Math.min(SEARCH_WINDOW, size - windowStart));
     const { bytesRead } = await file.read(window, 0, window.length, windowStart);
     const view = window.subarray(0, bytesRead);
     for (let at = view.indexOf(needle, nominal - windowStart); at !== -1; at = view.indexOf(needle, at + 1)) {
