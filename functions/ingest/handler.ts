@@ -1,0 +1,86 @@
+/**
+ * The ingest Lambda: SQS batches of S3 event notifications in, partial batch
+ * failures out. It validates each message, skips S3's test event, and hands every
+ * S3 record to shared/ingest.ts; a record that throws (a transient error) fails
+ * only its own message, which SQS retries and finally moves to the dead-letter queue.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import * as z from 'zod';
+import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
+import { ENV } from '../../shared/config.ts';
+import { ingestRecord, type IngestDeps } from '../../shared/ingest.ts';
+
+const S3Record = z.object({
+  eventName: z.string(),
+  s3: z.object({
+    bucket: z.object({ name: z.string().min(1) }),
+    object: z.object({
+      key: z.string().min(1),
+      size: z.number().optional(),
+      eTag: z.string().optional(),
+      versionId: z.string().optional(),
+      sequencer: z.string().optional(),
+    }),
+  }),
+});
+
+const S3Notification = z.object({ Records: z.array(S3Record) });
+/** S3 sends this once when the notification is configured. */
+const S3TestEvent = z.object({ Event: z.literal('s3:TestEvent') });
+
+export const logger = new Logger({ serviceName: 'benchdrop-ingest' });
+export const metrics = new Metrics({ namespace: 'Benchdrop', serviceName: 'benchdrop-ingest' });
+
+let deps: IngestDeps | undefined;
+
+/** Clients and settings, created once per container (or injected by the local lab and tests). */
+export function ingestDeps(env: NodeJS.ProcessEnv = process.env): IngestDeps {
+  const tableName = env[ENV.tableName];
+  if (!tableName) throw new Error(`${ENV.tableName} is not set`);
+  return {
+    s3: createS3Client(),
+    db: createDocumentClient(),
+    tableName,
+    maxUploadBytes: Number(env[ENV.maxUploadBytes] ?? 1e9),
+  };
+}
+
+export function setIngestDeps(value: IngestDeps | undefined): void {
+  deps = value;
+}
+
+async function processMessage(message: SQSRecord): Promise<void> {
+  const body: unknown = JSON.parse(message.body);
+  if (S3TestEvent.safeParse(body).success) {
+    logger.info('skipping s3:TestEvent');
+    return;
+  }
+  const parsed = S3Notification.safeParse(body);
+  if (!parsed.success) {
+    // Not an S3 notification: no retry will fix it, so it is logged and dropped.
+    logger.error('message is not an S3 event notification', { messageId: message.messageId, issues: parsed.error.issues.slice(0, 5) });
+    metrics.addMetric('InvalidMessages', MetricUnit.Count, 1);
+    return;
+  }
+  deps ??= ingestDeps();
+  for (const record of parsed.data.Records) {
+    const outcome = await ingestRecord(record, deps);
+    logger.info('ingested', { status: outcome.status, bucket: outcome.object.bucket, key: outcome.object.key, version: outcome.object.version, ...('message' in outcome ? { message: outcome.message } : {}) });
+    metrics.addMetric(outcome.status === 'failed' ? 'UploadsFailed' : outcome.status === 'ready' ? 'UploadsReady' : 'EventsSkipped', MetricUnit.Count, 1);
+    if (outcome.status === 'ready') metrics.addMetric('RunsIngested', MetricUnit.Count, outcome.runIds.length);
+  }
+}
+
+const processor = new BatchProcessor(EventType.SQS);
+
+export const handler = middy(async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+  processPartialResponse(event, processMessage, processor, { context, throwOnFullBatchFailure: false }),
+)
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));

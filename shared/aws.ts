@@ -1,0 +1,45 @@
+/**
+ * AWS SDK clients, configured once. In AWS they use the function's role and
+ * region; the local lab and tests point them at s3rver and dynalite through the
+ * endpoint variables in config.ts.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV } from './config.ts';
+
+export interface ClientOptions {
+  region?: string;
+  s3Endpoint?: string;
+  dynamodbEndpoint?: string;
+  /** Emulators accept any credentials but s3rver wants its own pair. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): ClientOptions {
+  const options: ClientOptions = {};
+  if (env[ENV.s3Endpoint]) options.s3Endpoint = env[ENV.s3Endpoint];
+  if (env[ENV.dynamodbEndpoint]) options.dynamodbEndpoint = env[ENV.dynamodbEndpoint];
+  return options;
+}
+
+export function createS3Client(options: ClientOptions = optionsFromEnv()): S3Client {
+  return new S3Client({
+    region: options.region ?? process.env['AWS_REGION'] ?? 'us-east-1',
+    // Only checksum when S3 requires it: otherwise streamed uploads get aws-chunked
+    // framing on emulators and presigned PUTs sign an empty-body checksum on AWS.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...(options.s3Endpoint ? { endpoint: options.s3Endpoint, forcePathStyle: true } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+}
+
+export function createDocumentClient(options: ClientOptions = optionsFromEnv()): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    region: options.region ?? process.env['AWS_REGION'] ?? 'us-east-1',
+    ...(options.dynamodbEndpoint ? { endpoint: options.dynamodbEndpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } });
+}

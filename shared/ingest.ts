@@ -1,0 +1,224 @@
+/**
+ * Ingestion of one S3 event record, the domain behind the ingest Lambda and the
+ * local lab: stream the object, parse it, write its runs, record the outcome.
+ *
+ * - A created object version is claimed (`processing`), streamed (gunzipped when
+ *   gzip), parsed, and its items written: sample chunks as they come, series index
+ *   entries after them, each run's META item last (the mark of a complete run).
+ *   It then becomes the key's current version; the runs of the version it
+ *   replaces are deleted. The record ends `ready` with its run ids.
+ * - Anything wrong with the file itself (cannot be parsed, too large, bad tags) is
+ *   permanent: the record ends `failed` with a message and line, and the function
+ *   returns normally so the message is not retried. Anything else (throttling,
+ *   timeouts) throws, and the queue retries the record.
+ * - A removed object (or a delete marker) makes the key's current state
+ *   `deleted` and removes its runs. Objects are never written or deleted here.
+ * - Replays converge: run ids come from bucket, key, version and position.
+ */
+import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
+import { labelFromObject, labelFromRun, LabelError, parseTags } from './labels.ts';
+import type { IostatSample, Run } from './model.ts';
+import { isParseError, parseStream } from './parsers/index.ts';
+import { BatchWriter } from './store/batch.ts';
+import { CHUNK_SAMPLES, DEVICES_PK, runId as makeRunId } from './store/keys.ts';
+import { claimUpload, deleteRuns, finishUpload, makeCurrent, setUploadStatus, type Store } from './store/objects.ts';
+import { ChunkBuilder, diskperfRunItem, iostatRunItem, type ObjectRef, type RunContext } from './store/records.ts';
+
+/** The part of an S3 event record ingestion reads (validated by the handler). */
+export interface S3ObjectEvent {
+  eventName: string;
+  s3: {
+    bucket: { name: string };
+    object: { key: string; size?: number; eTag?: string; versionId?: string; sequencer?: string };
+  };
+}
+
+export interface IngestDeps extends Store {
+  s3: S3Client;
+  maxUploadBytes: number;
+  now?: () => string;
+}
+
+export type IngestOutcome =
+  | { status: 'ready'; object: ObjectRef; runIds: string[]; warnings: number; superseded?: boolean }
+  | { status: 'failed'; object: ObjectRef; message: string; line: number }
+  | { status: 'duplicate'; object: ObjectRef }
+  | { status: 'deleted'; object: ObjectRef; removedRuns: number }
+  | { status: 'stale'; object: ObjectRef };
+
+/** S3 event keys are URL-encoded with `+` for spaces. */
+export function decodeKey(key: string): string {
+  return decodeURIComponent(key.replace(/\+/g, ' '));
+}
+
+export function objectRefOf(event: S3ObjectEvent): ObjectRef {
+  const o = event.s3.object;
+  const eTag = o.eTag?.replace(/"/g, '');
+  const version = o.versionId ?? eTag ?? o.sequencer ?? 'unversioned';
+  const ref: ObjectRef = { bucket: event.s3.bucket.name, key: decodeKey(o.key), version };
+  if (o.versionId !== undefined) ref.versionId = o.versionId;
+  if (eTag !== undefined) ref.eTag = eTag;
+  if (o.size !== undefined) ref.size = o.size;
+  if (o.sequencer !== undefined) ref.sequencer = o.sequencer;
+  return ref;
+}
+
+export async function ingestRecord(event: S3ObjectEvent, deps: IngestDeps): Promise<IngestOutcome> {
+  const object = objectRefOf(event);
+  if (event.eventName.startsWith('ObjectRemoved')) return removeObject(object, deps);
+  return ingestObject(object, deps);
+}
+
+const now = (deps: IngestDeps) => (deps.now ?? (() => new Date().toISOString()))();
+
+class PermanentFailure extends Error {
+  constructor(
+    message: string,
+    readonly line = 0,
+  ) {
+    super(message);
+  }
+}
+
+async function ingestObject(object: ObjectRef, deps: IngestDeps): Promise<IngestOutcome> {
+  if (!(await claimUpload(deps, object, now(deps)))) return { status: 'duplicate', object };
+  const seenRuns = new Set<string>();
+  try {
+    const result = await parseAndStore(object, deps, seenRuns);
+    const current = await makeCurrent(deps, object, result.runIds, false);
+    if (current.stale) {
+      // A newer version of the key already won: this one's runs must not show.
+      await deleteRuns(deps, result.runIds);
+      await finishUpload(deps, object, 'ready', { message: 'superseded by a newer version of this key', format: result.format, device: result.device, tags: result.tags, warnings: result.warnings }, now(deps));
+      return { status: 'ready', object, runIds: [], warnings: result.warnings, superseded: true };
+    }
+    const replaced = current.previous?.runIds.filter((id) => !result.runIds.includes(id)) ?? [];
+    if (replaced.length > 0) await deleteRuns(deps, replaced);
+    await finishUpload(deps, object, 'ready', { runIds: result.runIds, format: result.format, device: result.device, tags: result.tags, warnings: result.warnings }, now(deps));
+    return { status: 'ready', object, runIds: result.runIds, warnings: result.warnings };
+  } catch (error) {
+    const failure = permanentFailure(error, object);
+    if (failure === undefined) throw error;
+    // Items written before the failure belong to no complete run: remove them.
+    await deleteRuns(deps, [...seenRuns]);
+    await finishUpload(deps, object, 'failed', { message: failure.message, line: failure.line }, now(deps));
+    return { status: 'failed', object, message: failure.message, line: failure.line };
+  }
+}
+
+/** The failure a person must fix (the file, its size, its metadata), or undefined for a transient one. */
+function permanentFailure(error: unknown, object: ObjectRef): PermanentFailure | undefined {
+  if (error instanceof PermanentFailure) return error;
+  if (isParseError(error)) return new PermanentFailure(error.message, error.line);
+  if (error instanceof LabelError) return new PermanentFailure(`${object.key}: ${error.message}`);
+  if (error instanceof NoSuchKey || (error as { name?: string })?.name === 'NoSuchKey' || (error as { name?: string })?.name === 'NoSuchVersion') {
+    return new PermanentFailure(`${object.key}: the object (version ${object.version}) no longer exists in ${object.bucket}`);
+  }
+  return undefined;
+}
+
+interface Stored {
+  runIds: string[];
+  format: string;
+  device?: string;
+  tags: Record<string, string>;
+  warnings: number;
+}
+
+async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<string>): Promise<Stored> {
+  const response = await deps.s3.send(new GetObjectCommand({ Bucket: object.bucket, Key: object.key, ...(object.versionId ? { VersionId: object.versionId } : {}) }));
+  const size = response.ContentLength ?? object.size ?? 0;
+  if (size > deps.maxUploadBytes) {
+    (response.Body as Readable | undefined)?.destroy();
+    throw new PermanentFailure(`${object.key}: ${size} bytes, more than this lab's limit of ${deps.maxUploadBytes} bytes`);
+  }
+  const metadata = response.Metadata ?? {};
+  const objectLabel = labelFromObject(object.key, metadata);
+  const tags = parseTags(metadata['tags']);
+  const ingestedAt = now(deps);
+  const writer = new BatchWriter(deps.db, deps.tableName);
+  const chunks = new Map<string, ChunkBuilder>();
+  // Written after every chunk: index entries (series), then the META items that complete runs.
+  const indexItems: object[] = [];
+  const metaItems: object[] = [];
+  const runIds: string[] = [];
+  const labels = new Set<string>();
+  let warnings = 0;
+
+  const idOf = (index: number) => {
+    const id = makeRunId(object.bucket, object.key, object.version, index);
+    seenRuns.add(id);
+    return id;
+  };
+  const builderFor = (index: number, native: string) => {
+    const key = `${index}\u0000${native}`;
+    let builder = chunks.get(key);
+    if (builder === undefined) chunks.set(key, (builder = new ChunkBuilder(idOf(index), native, CHUNK_SAMPLES)));
+    return builder;
+  };
+
+  const onIostatSample = (index: number, native: string, sample: IostatSample) => {
+    const full = builderFor(index, native).add(sample);
+    if (full) writer.put(full);
+  };
+  const onRun = (run: Run) => {
+    const id = idOf(run.index);
+    runIds.push(id);
+    warnings += run.warnings.length;
+    const label = objectLabel ?? labelFromRun(run.name, object.key);
+    const ctx: RunContext = { runId: id, label, tags, source: object, ingestedAt };
+    if (run.format === 'diskperf') {
+      labels.add(label);
+      metaItems.push(diskperfRunItem(run, ctx));
+      return;
+    }
+    const counts = new Map<string, number>();
+    for (const series of run.series) {
+      const builder = builderFor(run.index, series.device);
+      const last = builder.finish();
+      if (last) writer.put(last);
+      counts.set(series.device, builder.chunks);
+      chunks.delete(`${run.index}\u0000${series.device}`);
+    }
+    const items = iostatRunItem(run, ctx, (native) => counts.get(native) ?? 0);
+    for (const s of items.series) labels.add(s.device);
+    // A reader that finds a series through the index checks that its run's META exists.
+    indexItems.push(...items.series);
+    metaItems.push(items.run);
+  };
+
+  // Write while reading: before each chunk of input, send what the parser produced.
+  async function* withBackpressure(body: AsyncIterable<Buffer>) {
+    for await (const chunk of body) {
+      await writer.flushFull();
+      yield chunk;
+    }
+  }
+
+  const body = response.Body as (Readable & AsyncIterable<Buffer>) | undefined;
+  if (body === undefined) throw new PermanentFailure(`${object.key}: the object has no body`);
+  const parsed = await parseStream(withBackpressure(body), { source: object.key, keepSamples: false, maxBytes: deps.maxUploadBytes, onIostatSample, onRun });
+  await writer.flush();
+  for (const label of labels) writer.put({ pk: DEVICES_PK, sk: label, type: 'device', label, format: parsed.format, lastSeen: ingestedAt });
+  for (const item of indexItems) writer.put(item);
+  await writer.flush();
+  for (const item of metaItems) writer.put(item);
+  await writer.flush();
+  const device = objectLabel ?? (labels.size === 1 ? [...labels][0] : undefined);
+  return { runIds, format: parsed.format, ...(device !== undefined ? { device } : {}), tags, warnings };
+}
+
+async function removeObject(object: ObjectRef, deps: IngestDeps): Promise<IngestOutcome> {
+  const current = await makeCurrent(deps, object, [], true);
+  if (current.stale) return { status: 'stale', object };
+  const previous = current.previous;
+  let removed = 0;
+  if (previous && !previous.deleted) {
+    removed = previous.runIds.length;
+    await deleteRuns(deps, previous.runIds);
+    await setUploadStatus(deps, object.bucket, object.key, previous.version, 'deleted', 'the object was deleted; its runs were removed', now(deps));
+  }
+  return { status: 'deleted', object, removedRuns: removed };
+}
+

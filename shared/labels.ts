@@ -1,0 +1,71 @@
+/**
+ * Device labels and tags of an upload (DESIGN.md section 3). The label comes from,
+ * in order: the object's `device` metadata, the key's first folder, the file
+ * itself (diskperf test name, iostat host). iostat series are `<label>/<native>`.
+ * Tags come from `tags` metadata: `interface=SAS;rpm=10000;medium=hdd`.
+ */
+
+/** Labels and tag parts stay printable and bounded: they become keys and selector targets. */
+export const MAX_LABEL_LENGTH = 128;
+export const MAX_TAGS = 20;
+export const MAX_TAG_LENGTH = 64;
+
+export class LabelError extends Error {
+  override readonly name = 'LabelError';
+}
+
+/** A label with control characters removed and whitespace collapsed; undefined if nothing is left. */
+export function cleanLabel(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  // eslint-disable-next-line no-control-regex
+  const cleaned = raw.replace(/[\u0000-\u001f\u007f]/g, '').replace(/\s+/g, ' ').trim();
+  if (cleaned.length === 0) return undefined;
+  if (cleaned.length > MAX_LABEL_LENGTH) throw new LabelError(`device label "${cleaned.slice(0, 40)}..." is longer than ${MAX_LABEL_LENGTH} characters`);
+  return cleaned;
+}
+
+/** The label an object gives all its runs, if it gives one (metadata, else first folder). */
+export function labelFromObject(key: string, metadata: Record<string, string | undefined>): string | undefined {
+  const fromMetadata = cleanLabel(metadata['device']);
+  if (fromMetadata !== undefined) return fromMetadata;
+  const slash = key.indexOf('/');
+  return slash > 0 ? cleanLabel(key.slice(0, slash)) : undefined;
+}
+
+/** The label a run gives itself when the object gives none. */
+export function labelFromRun(runName: string, key: string): string {
+  return cleanLabel(runName) ?? cleanLabel(baseName(key)) ?? 'unlabelled';
+}
+
+function baseName(key: string): string {
+  const name = key.slice(key.lastIndexOf('/') + 1);
+  return name.replace(/(\.gz)?$/i, '').replace(/\.[^.]*$/, '') || name;
+}
+
+/** The name of one iostat series: the run's label and the device as the OS calls it. */
+export function seriesLabel(label: string, native: string): string {
+  return `${label}/${native}`;
+}
+
+const TAG_PART = /^[A-Za-z0-9_.:+@/-]+$/;
+
+/** `interface=SAS;rpm=10000` -> { interface: 'SAS', rpm: '10000' }; LabelError says what is wrong. */
+export function parseTags(raw: string | undefined): Record<string, string> {
+  const tags: Record<string, string> = {};
+  if (raw === undefined || raw.trim() === '') return tags;
+  const pairs = raw.split(/[;,]/).map((p) => p.trim()).filter(Boolean);
+  if (pairs.length > MAX_TAGS) throw new LabelError(`${pairs.length} tags; at most ${MAX_TAGS} are kept per upload`);
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new LabelError(`tag "${pair}" is not key=value (expected e.g. interface=SAS;rpm=10000)`);
+    const key = pair.slice(0, eq).trim();
+    const value = pair.slice(eq + 1).trim();
+    for (const part of [key, value]) {
+      if (part.length === 0 || part.length > MAX_TAG_LENGTH || !TAG_PART.test(part)) {
+        throw new LabelError(`tag "${pair}": keys and values are 1-${MAX_TAG_LENGTH} characters of letters, digits and _ . : + @ / -`);
+      }
+    }
+    tags[key] = value;
+  }
+  return tags;
+}

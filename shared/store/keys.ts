@@ -1,0 +1,46 @@
+/**
+ * Item keys of the single table (schema in ../table.ts). Every key is built here.
+ *
+ *   pk                         sk                     what
+ *   UPLOAD#<bucket>/<key>      VERSION#<version>      an upload record (one per object version)
+ *   OBJECT#<bucket>/<key>      CURRENT                which version of a key is current, its runs
+ *   RUN#<runId>                META                   a run: metadata, diskperf rows, series summaries;
+ *                                                     written last, so its presence marks the run complete
+ *   RUN#<runId>                SERIES#<native>        an iostat series' summary (indexed by device)
+ *   RUN#<runId>                CHUNK#<native>#<n>     up to CHUNK_SAMPLES samples of one series
+ *   DEVICES                    <label>                a device label and its run count (GET /devices)
+ *
+ * Indexes: byDevice (gsi1pk DEVICE#<label>, gsi1sk <time>#<runId>) holds diskperf
+ * run META items and iostat SERIES items; byStatus (gsi2pk STATUS#<status>,
+ * gsi2sk <updatedAt>#<object>) holds upload records.
+ */
+import { createHash } from 'node:crypto';
+
+export const CHUNK_SAMPLES = 250;
+
+export const uploadPk = (bucket: string, key: string) => `UPLOAD#${bucket}/${key}`;
+export const uploadSk = (version: string) => `VERSION#${version}`;
+export const objectPk = (bucket: string, key: string) => `OBJECT#${bucket}/${key}`;
+export const OBJECT_SK = 'CURRENT';
+export const runPk = (runId: string) => `RUN#${runId}`;
+export const RUN_META_SK = 'META';
+export const seriesSk = (native: string) => `SERIES#${native}`;
+export const chunkSk = (native: string, chunk: number) => `CHUNK#${native}#${String(chunk).padStart(5, '0')}`;
+export const DEVICES_PK = 'DEVICES';
+export const devicePk = (label: string) => `DEVICE#${label}`;
+export const deviceSk = (time: string, runId: string) => `${time}#${runId}`;
+export const statusPk = (status: string) => `STATUS#${status}`;
+export const statusSk = (updatedAt: string, bucket: string, key: string, version: string) => `${updatedAt}#${bucket}/${key}#${version}`;
+
+/**
+ * A run's id: the same object version and position always give the same id, so a
+ * replayed event rewrites the same items instead of adding new ones.
+ */
+export function runId(bucket: string, key: string, version: string, index: number): string {
+  return `r${createHash('sha256').update(`${bucket}\0${key}\0${version}\0${index}`).digest('hex').slice(0, 24)}`;
+}
+
+/** S3 sequencers are hex strings of varying length: padded, they compare as strings. */
+export function sortableSequencer(sequencer: string | undefined): string {
+  return (sequencer ?? '').toUpperCase().padStart(32, '0');
+}

@@ -1,0 +1,277 @@
+/**
+ * What the store keeps: the item shapes for upload records and runs, built from
+ * the canonical records. Readers (the API) use the same types.
+ */
+import type { IostatMetric } from '../metrics.ts';
+import type { DiskperfRun, IostatColumn, IostatRun, IostatSample, MetricSummary, Run } from '../model.ts';
+import { seriesLabel } from '../labels.ts';
+import { chunkSk, devicePk, deviceSk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
+
+export const UPLOAD_STATUSES = ['processing', 'ready', 'failed', 'deleted'] as const;
+export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
+
+/** One S3 object version as the pipeline saw it. */
+export interface ObjectRef {
+  bucket: string;
+  key: string;
+  /** versionId, or the eTag for an unversioned bucket: part of every run id. */
+  version: string;
+  versionId?: string;
+  eTag?: string;
+  size?: number;
+  sequencer?: string;
+}
+
+export interface UploadRecord extends ObjectRef {
+  pk: string;
+  sk: string;
+  type: 'upload';
+  status: UploadStatus;
+  runIds: string[];
+  /** Failed: what went wrong, for a person to act on; line 0 when not about a line. */
+  message?: string;
+  line?: number;
+  format?: string;
+  device?: string;
+  tags?: Record<string, string>;
+  warnings?: number;
+  createdAt: string;
+  updatedAt: string;
+  gsi2pk: string;
+  gsi2sk: string;
+}
+
+export function uploadRecord(object: ObjectRef, status: UploadStatus, fields: Partial<Omit<UploadRecord, 'pk' | 'sk' | 'type' | 'status'>>, now: string): UploadRecord {
+  const { bucket, key, version } = object;
+  return {
+    ...object,
+    runIds: [],
+    createdAt: now,
+    ...fields,
+    pk: uploadPk(bucket, key),
+    sk: uploadSk(version),
+    type: 'upload',
+    status,
+    updatedAt: now,
+    gsi2pk: statusPk(status),
+    gsi2sk: statusSk(now, bucket, key, version),
+  };
+}
+
+/** Summary of one iostat series as stored with its run. */
+export interface StoredSeries {
+  native: string;
+  device: string;
+  mount?: string;
+  sampleCount: number;
+  chunks: number;
+  summary: Partial<Record<IostatMetric, MetricSummary>>;
+}
+
+interface RunItemBase {
+  pk: string;
+  sk: string;
+  type: 'run';
+  runId: string;
+  index: number;
+  format: Run['format'];
+  platform: Run['platform'];
+  dialect: string;
+  /** The label of the run (diskperf) or of its object (iostat series add `/<native>`). */
+  label: string;
+  name: string;
+  host?: string;
+  tags: Record<string, string>;
+  context: string[];
+  startLine: number;
+  endLine: number;
+  warnings: Run['warnings'];
+  source: ObjectRef;
+  /** When the run was measured if the log says, else when it was ingested. */
+  time: string;
+  ingestedAt: string;
+}
+
+export interface DiskperfRunItem extends RunItemBase {
+  format: 'diskperf';
+  meta: DiskperfRun['meta'];
+  columns: DiskperfRun['columns'];
+  rows: { req_size: number; values: DiskperfRun['rows'][number]['values'] }[];
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+export interface IostatRunItem extends RunItemBase {
+  format: 'iostat';
+  meta: IostatRun['meta'];
+  columns: IostatColumn[];
+  reports: number;
+  series: StoredSeries[];
+}
+
+export type RunItem = DiskperfRunItem | IostatRunItem;
+
+/** The index entry of one iostat series: found by device, it points at its run. */
+export interface SeriesItem {
+  pk: string;
+  sk: string;
+  type: 'series';
+  runId: string;
+  device: string;
+  native: string;
+  format: 'iostat';
+  tags: Record<string, string>;
+  host?: string;
+  time: string;
+  sampleCount: number;
+  summary: StoredSeries['summary'];
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+/** Samples of one series, column-wise so a chunk stays small. */
+export interface ChunkItem {
+  pk: string;
+  sk: string;
+  type: 'chunk';
+  runId: string;
+  native: string;
+  first: number;
+  reports: number[];
+  lines: number[];
+  times?: (string | null)[];
+  sinceBoot: boolean[];
+  values: Partial<Record<IostatMetric, (number | null)[]>>;
+  raw: Record<string, (number | null)[]>;
+}
+
+export interface RunContext {
+  runId: string;
+  label: string;
+  tags: Record<string, string>;
+  source: ObjectRef;
+  ingestedAt: string;
+}
+
+function base(run: Run, ctx: RunContext): Omit<RunItemBase, 'format' | 'platform'> {
+  const host = run.meta.host;
+  const startedAt = run.format === 'diskperf' ? run.meta.startedAt : undefined;
+  return {
+    pk: runPk(ctx.runId),
+    sk: RUN_META_SK,
+    type: 'run',
+    runId: ctx.runId,
+    index: run.index,
+    dialect: run.dialect,
+    label: ctx.label,
+    name: run.name,
+    ...(host !== undefined ? { host } : {}),
+    tags: ctx.tags,
+    context: run.context,
+    startLine: run.startLine,
+    endLine: run.endLine,
+    warnings: run.warnings,
+    source: ctx.source,
+    time: startedAt ?? ctx.ingestedAt,
+    ingestedAt: ctx.ingestedAt,
+  };
+}
+
+export function diskperfRunItem(run: DiskperfRun, ctx: RunContext): DiskperfRunItem {
+  const item = base(run, ctx);
+  return {
+    ...item,
+    format: 'diskperf',
+    platform: 'irix',
+    meta: run.meta,
+    columns: run.columns,
+    rows: run.rows.map((r) => ({ req_size: r.req_size, values: r.values })),
+    gsi1pk: devicePk(ctx.label),
+    gsi1sk: deviceSk(item.time, ctx.runId),
+  };
+}
+
+export function iostatRunItem(run: IostatRun, ctx: RunContext, chunksOf: (native: string) => number): { run: IostatRunItem; series: SeriesItem[] } {
+  const item = base(run, ctx);
+  const firstTime = run.series.find((s) => s.samples?.[0]?.time)?.samples?.[0]?.time;
+  const time = firstTime ?? item.time;
+  const stored: StoredSeries[] = run.series.map((s) => ({
+    native: s.device,
+    device: seriesLabel(ctx.label, s.device),
+    ...(s.mount !== undefined ? { mount: s.mount } : {}),
+    sampleCount: s.sampleCount,
+    chunks: chunksOf(s.device),
+    summary: s.summary,
+  }));
+  const runItem: IostatRunItem = { ...item, time, format: 'iostat', platform: run.platform, meta: run.meta, columns: run.columns, reports: run.reports, series: stored };
+  const series = stored.map(
+    (s): SeriesItem => ({
+      pk: runPk(ctx.runId),
+      sk: seriesSk(s.native),
+      type: 'series',
+      runId: ctx.runId,
+      device: s.device,
+      native: s.native,
+      format: 'iostat',
+      tags: ctx.tags,
+      ...(item.host !== undefined ? { host: item.host } : {}),
+      time,
+      sampleCount: s.sampleCount,
+      summary: s.summary,
+      gsi1pk: devicePk(s.device),
+      gsi1sk: deviceSk(time, ctx.runId),
+    }),
+  );
+  return { run: runItem, series };
+}
+
+/** Collects a series' samples into chunk items of CHUNK_SAMPLES. */
+export class ChunkBuilder {
+  private samples: IostatSample[] = [];
+  chunks = 0;
+
+  constructor(
+    readonly runId: string,
+    readonly native: string,
+    private readonly size: number,
+  ) {}
+
+  /** Add a sample; returns a full chunk item when one is complete. */
+  add(sample: IostatSample): ChunkItem | undefined {
+    this.samples.push(sample);
+    return this.samples.length >= this.size ? this.take() : undefined;
+  }
+
+  /** The last, partial chunk, if any. */
+  finish(): ChunkItem | undefined {
+    return this.samples.length > 0 ? this.take() : undefined;
+  }
+
+  private take(): ChunkItem {
+    const samples = this.samples;
+    this.samples = [];
+    const values: ChunkItem['values'] = {};
+    const raw: ChunkItem['raw'] = {};
+    samples.forEach((sample, i) => {
+      for (const [metric, v] of Object.entries(sample.values) as [IostatMetric, number][]) (values[metric] ??= new Array(samples.length).fill(null))[i] = Number.isFinite(v) ? v : null;
+      for (const [column, v] of Object.entries(sample.raw)) (raw[column] ??= new Array(samples.length).fill(null))[i] = Number.isFinite(v) ? v : null;
+    });
+    const times = samples.some((s) => s.time !== undefined) ? samples.map((s) => s.time ?? null) : undefined;
+    const item: ChunkItem = {
+      pk: runPk(this.runId),
+      sk: chunkSk(this.native, this.chunks),
+      type: 'chunk',
+      runId: this.runId,
+      native: this.native,
+      first: samples[0]!.report,
+      reports: samples.map((s) => s.report),
+      lines: samples.map((s) => s.line),
+      ...(times ? { times } : {}),
+      sinceBoot: samples.map((s) => s.sinceBoot),
+      values,
+      raw,
+    };
+    this.chunks++;
+    return item;
+  }
+}
