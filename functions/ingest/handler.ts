@@ -56,7 +56,12 @@ export function setIngestDeps(value: IngestDeps | undefined): void {
 }
 
 async function processMessage(message: SQSRecord): Promise<void> {
-  const body: unknown = JSON.parse(message.body);
+  let body: unknown;
+  try {
+    body = JSON.parse(message.body);
+  } catch {
+    body = undefined;
+  }
   if (S3TestEvent.safeParse(body).success) {
     logger.info('skipping s3:TestEvent');
     return;
