@@ -21,9 +21,9 @@ import { labelFromObject, labelFromRun, LabelError, parseTags } from './labels.t
 import type { IostatSample, Run } from './model.ts';
 import { isParseError, parseStream } from './parsers/index.ts';
 import { BatchWriter } from './store/batch.ts';
-import { CHUNK_SAMPLES, DEVICES_PK, runId as makeRunId } from './store/keys.ts';
+import { CHUNK_SAMPLES, DEVICES_PK, runId as makeRunId, runIdsOf } from './store/keys.ts';
 import { claimUpload, deleteRuns, finishUpload, makeCurrent, setUploadStatus, type Store } from './store/objects.ts';
-import { ChunkBuilder, diskperfRunItem, iostatRunItem, type ObjectRef, type RunContext } from './store/records.ts';
+import { ChunkBuilder, diskperfRunItem, iostatRunItem, MAX_LISTED_RUNS, type ObjectRef, type RunContext } from './store/records.ts';
 
 /** The part of an S3 event record ingestion reads (validated by the handler). */
 export interface S3ObjectEvent {
@@ -86,16 +86,19 @@ async function ingestObject(object: ObjectRef, deps: IngestDeps): Promise<Ingest
   const seenRuns = new Set<string>();
   try {
     const result = await parseAndStore(object, deps, seenRuns);
-    const current = await makeCurrent(deps, object, result.runIds, false);
+    const current = await makeCurrent(deps, object, result.runIds.length, false);
+    const summary = { format: result.format, device: result.device, tags: result.tags, warnings: result.warnings };
     if (current.stale) {
       // A newer version of the key already won: this one's runs must not show.
       await deleteRuns(deps, result.runIds);
-      await finishUpload(deps, object, 'ready', { message: 'superseded by a newer version of this key', format: result.format, device: result.device, tags: result.tags, warnings: result.warnings }, now(deps));
+      await finishUpload(deps, object, 'ready', { ...summary, message: 'superseded by a newer version of this key' }, now(deps));
       return { status: 'ready', object, runIds: [], warnings: result.warnings, superseded: true };
     }
-    const replaced = current.previous?.runIds.filter((id) => !result.runIds.includes(id)) ?? [];
-    if (replaced.length > 0) await deleteRuns(deps, replaced);
-    await finishUpload(deps, object, 'ready', { runIds: result.runIds, format: result.format, device: result.device, tags: result.tags, warnings: result.warnings }, now(deps));
+    const previous = current.previous;
+    if (previous && !previous.deleted && previous.version !== object.version) {
+      await deleteRuns(deps, runIdsOf(object.bucket, object.key, previous.version, previous.runCount));
+    }
+    await finishUpload(deps, object, 'ready', { ...summary, runIds: result.runIds.slice(0, MAX_LISTED_RUNS), runCount: result.runIds.length }, now(deps));
     return { status: 'ready', object, runIds: result.runIds, warnings: result.warnings };
   } catch (error) {
     const failure = permanentFailure(error, object);
@@ -111,6 +114,8 @@ async function ingestObject(object: ObjectRef, deps: IngestDeps): Promise<Ingest
 function permanentFailure(error: unknown, object: ObjectRef): PermanentFailure | undefined {
   if (error instanceof PermanentFailure) return error;
   if (isParseError(error)) return new PermanentFailure(error.message, error.line);
+  // DynamoDB refusing an item (too large, bad value) will refuse it again: no retry helps.
+  if ((error as { name?: string })?.name === 'ValidationException') return new PermanentFailure(`${object.key}: could not be stored: ${(error as Error).message}`);
   if (error instanceof LabelError) return new PermanentFailure(`${object.key}: ${error.message}`);
   if (error instanceof NoSuchKey || (error as { name?: string })?.name === 'NoSuchKey' || (error as { name?: string })?.name === 'NoSuchVersion') {
     return new PermanentFailure(`${object.key}: the object (version ${object.version}) no longer exists in ${object.bucket}`);
@@ -210,13 +215,13 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
 }
 
 async function removeObject(object: ObjectRef, deps: IngestDeps): Promise<IngestOutcome> {
-  const current = await makeCurrent(deps, object, [], true);
+  const current = await makeCurrent(deps, object, 0, true);
   if (current.stale) return { status: 'stale', object };
   const previous = current.previous;
   let removed = 0;
   if (previous && !previous.deleted) {
-    removed = previous.runIds.length;
-    await deleteRuns(deps, previous.runIds);
+    removed = previous.runCount;
+    await deleteRuns(deps, runIdsOf(object.bucket, object.key, previous.version, previous.runCount));
     await setUploadStatus(deps, object.bucket, object.key, previous.version, 'deleted', 'the object was deleted; its runs were removed', now(deps));
   }
   return { status: 'deleted', object, removedRuns: removed };

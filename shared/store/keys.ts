@@ -40,6 +40,11 @@ export function runId(bucket: string, key: string, version: string, index: numbe
   return `r${createHash('sha256').update(`${bucket}\0${key}\0${version}\0${index}`).digest('hex').slice(0, 24)}`;
 }
 
+/** The ids of a version's runs: they are numbered 0..count-1, so the count is all a pointer keeps. */
+export function runIdsOf(bucket: string, key: string, version: string, count: number): string[] {
+  return Array.from({ length: count }, (_, index) => runId(bucket, key, version, index));
+}
+
 /** S3 sequencers are hex strings of varying length: padded, they compare as strings. */
 export function sortableSequencer(sequencer: string | undefined): string {
   return (sequencer ?? '').toUpperCase().padStart(32, '0');

@@ -70,7 +70,8 @@ export async function setUploadStatus(store: Store, bucket: string, key: string,
 export interface CurrentObject {
   version: string;
   sequencer: string;
-  runIds: string[];
+  /** Runs of that version, ids 0..runCount-1 (see keys.runIdsOf): a count stays small for any file. */
+  runCount: number;
   deleted: boolean;
 }
 
@@ -79,13 +80,13 @@ export interface CurrentObject {
  * what is recorded. Returns the state it replaced, or `stale` when a newer event
  * already won (events can arrive out of order).
  */
-export async function makeCurrent(store: Store, object: ObjectRef, runIds: string[], deleted: boolean): Promise<{ stale: true } | { stale: false; previous?: CurrentObject }> {
+export async function makeCurrent(store: Store, object: ObjectRef, runCount: number, deleted: boolean): Promise<{ stale: true } | { stale: false; previous?: CurrentObject }> {
   const sequencer = sortableSequencer(object.sequencer);
   try {
     const result = await store.db.send(
       new PutCommand({
         TableName: store.tableName,
-        Item: { pk: objectPk(object.bucket, object.key), sk: OBJECT_SK, type: 'object', version: object.version, sequencer, runIds, deleted },
+        Item: { pk: objectPk(object.bucket, object.key), sk: OBJECT_SK, type: 'object', version: object.version, sequencer, runCount, deleted },
         ConditionExpression: 'attribute_not_exists(pk) OR sequencer < :sequencer OR (sequencer = :sequencer AND version = :version)',
         ExpressionAttributeValues: { ':sequencer': sequencer, ':version': object.version },
         ReturnValues: 'ALL_OLD',

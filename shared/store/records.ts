@@ -22,12 +22,19 @@ export interface ObjectRef {
   sequencer?: string;
 }
 
+/** Run ids listed on an upload record; a file with more runs says how many in runCount. */
+export const MAX_LISTED_RUNS = 100;
+/** Series summaries kept in a run's META item; a run with more keeps them in its SERIES items only. */
+export const MAX_SERIES_IN_META = 100;
+
 export interface UploadRecord extends ObjectRef {
   pk: string;
   sk: string;
   type: 'upload';
   status: UploadStatus;
+  /** The first MAX_LISTED_RUNS run ids (all of them are runIdsOf(bucket, key, version, runCount)). */
   runIds: string[];
+  runCount: number;
   /** Failed: what went wrong, for a person to act on; line 0 when not about a line. */
   message?: string;
   line?: number;
@@ -46,6 +53,7 @@ export function uploadRecord(object: ObjectRef, status: UploadStatus, fields: Pa
   return {
     ...object,
     runIds: [],
+    runCount: 0,
     createdAt: now,
     ...fields,
     pk: uploadPk(bucket, key),
@@ -106,7 +114,9 @@ export interface IostatRunItem extends RunItemBase {
   meta: IostatRun['meta'];
   columns: IostatColumn[];
   reports: number;
-  series: StoredSeries[];
+  seriesCount: number;
+  /** The series with their summaries, unless there are more than MAX_SERIES_IN_META. */
+  series?: StoredSeries[];
 }
 
 export type RunItem = DiskperfRunItem | IostatRunItem;
@@ -203,7 +213,18 @@ export function iostatRunItem(run: IostatRun, ctx: RunContext, chunksOf: (native
     chunks: chunksOf(s.device),
     summary: s.summary,
   }));
-  const runItem: IostatRunItem = { ...item, time, format: 'iostat', platform: run.platform, meta: run.meta, columns: run.columns, reports: run.reports, series: stored };
+  const runItem: IostatRunItem = {
+    ...item,
+    time,
+    format: 'iostat',
+    platform: run.platform,
+    meta: run.meta,
+    columns: run.columns,
+    reports: run.reports,
+    seriesCount: stored.length,
+    // A file of thousands of devices would outgrow an item: its summaries stay in the SERIES items.
+    ...(stored.length <= MAX_SERIES_IN_META ? { series: stored } : {}),
+  };
   const series = stored.map(
     (s): SeriesItem => ({
       pk: runPk(ctx.runId),
