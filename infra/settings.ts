@@ -1,0 +1,112 @@
+/**
+ * Per-lab settings from CDK context (`-c lab=NAME -c maxUploadMB=200 ...`), checked
+ * before any construct exists so that a typo fails the synth with a message naming
+ * the key, instead of a CloudFormation error at deploy time.
+ *
+ * Values come either from the command line (always strings) or from cdk.json /
+ * cdk.context.json (JSON numbers and booleans): both are accepted.
+ */
+import { LAB_DEFAULTS, LAB_NAME, type LabSettings } from '../shared/config.ts';
+
+/** A bad or missing context value; the message names the key and what is expected. */
+export class LabSettingsError extends Error {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LabSettingsError';
+  }
+}
+
+/** Reads one context value (`app.node.tryGetContext` in the app; a plain object in tests). */
+export type ContextReader = (key: string) => unknown;
+
+/** The context keys this app reads, besides CDK's own. */
+export const CONTEXT_KEYS = ['lab', 'maxUploadMB', 'noncurrentVersionDays', 'alarmEmail', 'retainData', 'deletionProtection'] as const;
+
+/** Largest accepted maxUploadMB: S3's 5 TB object limit. */
+const MAX_UPLOAD_MB_LIMIT = 5_000_000;
+/** Largest accepted noncurrentVersionDays: a century is plenty and keeps the number sane. */
+const NONCURRENT_DAYS_LIMIT = 36_500;
+/** Deliberately loose: one @, no spaces, a dot in the domain. SNS does the real check. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
+}
+
+/** A value passed as `-c key=` (empty) counts as unset. */
+function isUnset(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+function integerSetting(read: ContextReader, key: string, fallback: number, min: number, max: number, unit: string): number {
+  const raw = read(key);
+  if (isUnset(raw)) return fallback;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new LabSettingsError(key, `context value ${key}=${show(raw)} is invalid: expected a whole number of ${unit} from ${min} to ${max} (default ${fallback})`);
+  }
+  return value;
+}
+
+function booleanSetting(read: ContextReader, key: string, fallback: boolean): { value: boolean; explicit: boolean } {
+  const raw = read(key);
+  if (isUnset(raw)) return { value: fallback, explicit: false };
+  if (raw === true || raw === false) return { value: raw, explicit: true };
+  if (typeof raw === 'string' && /^(true|false)$/i.test(raw.trim())) return { value: raw.trim().toLowerCase() === 'true', explicit: true };
+  throw new LabSettingsError(key, `context value ${key}=${show(raw)} is invalid: expected true or false (default ${fallback})`);
+}
+
+/** The lab name alone: stack name and tag value. */
+export function parseLabName(raw: unknown): string {
+  if (isUnset(raw)) {
+    throw new LabSettingsError('lab', 'missing lab name: pass -c lab=NAME (lowercase letters, digits and dashes, starting with a letter, at most 31 characters), e.g. npx cdk synth -c lab=alpha');
+  }
+  if (typeof raw !== 'string' || !LAB_NAME.test(raw)) {
+    throw new LabSettingsError('lab', `context value lab=${show(raw)} is invalid: a lab name is 1 to 31 lowercase letters, digits and dashes, starting with a letter (pattern ${LAB_NAME.source})`);
+  }
+  return raw;
+}
+
+/** All per-lab settings, validated, with LAB_DEFAULTS for whatever is not given. */
+export function parseLabSettings(read: ContextReader): LabSettings {
+  const lab = parseLabName(read('lab'));
+  const maxUploadMB = integerSetting(read, 'maxUploadMB', LAB_DEFAULTS.maxUploadMB, 1, MAX_UPLOAD_MB_LIMIT, 'MB');
+  const noncurrentVersionDays = integerSetting(read, 'noncurrentVersionDays', LAB_DEFAULTS.noncurrentVersionDays, 1, NONCURRENT_DAYS_LIMIT, 'days');
+
+  let alarmEmail: string | undefined;
+  const rawEmail = read('alarmEmail');
+  if (!isUnset(rawEmail)) {
+    if (typeof rawEmail !== 'string' || !EMAIL.test(rawEmail.trim())) {
+      throw new LabSettingsError('alarmEmail', `context value alarmEmail=${show(rawEmail)} is invalid: expected one e-mail address such as ops@example.org`);
+    }
+    alarmEmail = rawEmail.trim();
+  }
+
+  const retainData = booleanSetting(read, 'retainData', LAB_DEFAULTS.retainData).value;
+  const deletionProtection = booleanSetting(read, 'deletionProtection', LAB_DEFAULTS.deletionProtection);
+  if (!retainData && deletionProtection.value) {
+    // The table would be deleted with the stack, but its deletion protection refuses:
+    // the stack deletion would fail half-way. Ask for both settings together.
+    throw new LabSettingsError(
+      deletionProtection.explicit ? 'deletionProtection' : 'retainData',
+      deletionProtection.explicit
+        ? 'context values retainData=false and deletionProtection=true contradict each other: the table is deleted with the stack but protected from deletion; drop one of them'
+        : 'context value retainData=false deletes the table with the stack, but deletionProtection is on by default: pass -c deletionProtection=false as well',
+    );
+  }
+
+  return { lab, maxUploadMB, noncurrentVersionDays, ...(alarmEmail ? { alarmEmail } : {}), retainData, deletionProtection: deletionProtection.value };
+}
+
+/** Settings from a plain object, as tests and scripts write them. */
+export function labSettings(values: Record<string, unknown>): LabSettings {
+  return parseLabSettings((key) => values[key]);
+}
+
+/** The stack name of a lab. */
+export function stackNameOf(lab: string): string {
+  return `Benchdrop-${lab}`;
+}

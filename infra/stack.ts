@@ -1,0 +1,351 @@
+/**
+ * One benchdrop lab: drop bucket -> S3 events -> SQS (+ DLQ) -> ingest Lambda ->
+ * DynamoDB table, with alarms. Nothing here has a fixed physical name and every
+ * resource carries the tag `benchdrop:lab=NAME`, so any number of labs share an
+ * account. The table schema and the functions' environment come from shared/.
+ */
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ENV, MB, type LabSettings } from '../shared/config.ts';
+import { INDEXES, TABLE_KEY } from '../shared/table.ts';
+
+/** The tag every resource of a lab carries. */
+export const LAB_TAG = 'benchdrop:lab';
+
+/** Repository root (this file is infra/stack.ts). */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const INGEST_ENTRY = fileURLToPath(new URL('../functions/ingest/handler.ts', import.meta.url));
+const LOCK_FILE = fileURLToPath(new URL('../package-lock.json', import.meta.url));
+
+/** Ingest limits; the queue's visibility timeout follows from the function timeout. */
+export const INGEST = {
+  timeout: Duration.minutes(5),
+  memoryMB: 1024,
+  /** AWS guidance for SQS event sources: visibility timeout at least 6x the function timeout. */
+  visibilityFactor: 6,
+  batchSize: 10,
+  maxBatchingWindow: Duration.seconds(5),
+  /** Deliveries before a message moves to the dead-letter queue. */
+  maxReceiveCount: 3,
+} as const;
+
+/** Days S3 server access logs are kept in the logs bucket. */
+const ACCESS_LOG_DAYS = 365;
+/** Days Lambda logs are kept. */
+const FUNCTION_LOG_RETENTION = logs.RetentionDays.THREE_MONTHS;
+
+/**
+ * DynamoDB actions of the ingest function: item reads and writes, queries (table
+ * and indexes). No Scan, no table management, no streams.
+ */
+const TABLE_ACTIONS = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:Query',
+  'dynamodb:UpdateItem',
+];
+
+export interface BenchdropStackProps extends StackProps {
+  readonly settings: LabSettings;
+}
+
+export class BenchdropStack extends Stack {
+  readonly settings: LabSettings;
+  readonly bucket: s3.Bucket;
+  readonly logsBucket: s3.Bucket;
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly table: dynamodb.Table;
+  readonly ingest: NodejsFunction;
+  readonly ingestRole: iam.Role;
+  readonly ingestLogs: logs.LogGroup;
+  readonly alarmTopic: sns.Topic;
+  readonly alarms: cloudwatch.Alarm[];
+
+  constructor(scope: Construct, id: string, props: BenchdropStackProps) {
+    const { settings } = props;
+    super(scope, id, {
+      description: `benchdrop lab ${settings.lab}: drop bucket, ingest queue and function, results table`,
+      ...props,
+      // Stack-level tag (CloudFormation also propagates it); Tags.of below puts it in the template.
+      tags: { ...props.tags, [LAB_TAG]: settings.lab },
+    });
+    this.settings = settings;
+    Tags.of(this).add(LAB_TAG, settings.lab);
+
+    const dataRemoval = settings.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    // --- Buckets ----------------------------------------------------------------------
+    // Server access logs go to their own bucket (S3 writes them with SSE-S3 only).
+    // cdk-nag accepts it without logs of its own because it is a log destination.
+    this.logsBucket = new s3.Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(ACCESS_LOG_DAYS) }],
+      removalPolicy: dataRemoval,
+      autoDeleteObjects: !settings.retainData,
+    });
+
+    this.bucket = new s3.Bucket(this, 'DropBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      lifecycleRules: [
+        {
+          id: 'expire-noncurrent-versions',
+          noncurrentVersionExpiration: Duration.days(settings.noncurrentVersionDays),
+          abortIncompleteMultipartUploadAfter: Duration.days(7),
+        },
+      ],
+      serverAccessLogsBucket: this.logsBucket,
+      serverAccessLogsPrefix: 'drop/',
+      removalPolicy: dataRemoval,
+      autoDeleteObjects: !settings.retainData,
+    });
+
+    // --- Queues -----------------------------------------------------------------------
+    // SSE-SQS rather than KMS: S3 can deliver to it without a key policy, and the
+    // aws/sqs managed key would not let S3 publish at all.
+    this.deadLetterQueue = new sqs.Queue(this, 'IngestDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new sqs.Queue(this, 'IngestQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(INGEST.timeout.toSeconds() * INGEST.visibilityFactor),
+      retentionPeriod: Duration.days(14),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: INGEST.maxReceiveCount },
+    });
+
+    // Every new object version and every delete (or delete marker) becomes a queue message.
+    const destination = new SqsDestination(this.queue);
+    this.bucket.addEventNotification(s3.EventType.OBJECT_CREATED, destination);
+    this.bucket.addEventNotification(s3.EventType.OBJECT_REMOVED, destination);
+
+    // --- Table ------------------------------------------------------------------------
+    // `Table` (AWS::DynamoDB::Table), not `TableV2` (AWS::DynamoDB::GlobalTable): a lab
+    // lives in one region, and switching the construct later would replace the table
+    // and its data. Keys and indexes come from shared/table.ts, all attributes strings.
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: TABLE_KEY.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: TABLE_KEY.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      deletionProtection: settings.deletionProtection,
+      removalPolicy: dataRemoval,
+    });
+    for (const index of Object.values(INDEXES)) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+    }
+
+    // --- Ingest function --------------------------------------------------------------
+    const ingestLogs = (this.ingestLogs = new logs.LogGroup(this, 'IngestLogs', {
+      retention: FUNCTION_LOG_RETENTION,
+      removalPolicy: dataRemoval,
+    }));
+    // An explicit role instead of the default one, which would carry the managed
+    // AWSLambdaBasicExecutionRole (logs on every log group of the account).
+    const ingestRole = (this.ingestRole = new iam.Role(this, 'IngestRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `benchdrop lab ${settings.lab}: ingest function`,
+    }));
+    ingestLogs.grant(ingestRole, 'logs:CreateLogStream', 'logs:PutLogEvents');
+
+    this.ingest = new NodejsFunction(this, 'IngestFunction', {
+      entry: INGEST_ENTRY,
+      handler: 'handler',
+      projectRoot: ROOT,
+      depsLockFilePath: LOCK_FILE,
+      description: `benchdrop lab ${settings.lab}: parse uploaded benchmark logs into the table`,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: INGEST.memoryMB,
+      timeout: INGEST.timeout,
+      role: ingestRole,
+      logGroup: ingestLogs,
+      environment: {
+        [ENV.tableName]: this.table.tableName,
+        [ENV.bucketName]: this.bucket.bucketName,
+        [ENV.maxUploadBytes]: String(settings.maxUploadMB * MB),
+        [ENV.lab]: settings.lab,
+        POWERTOOLS_SERVICE_NAME: 'benchdrop-ingest',
+        POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        // Stack traces through the bundle's source map.
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        mainFields: ['module', 'main'],
+        // The runtime provides the AWS SDK v3.
+        externalModules: ['@aws-sdk/*'],
+        // Bundled CommonJS dependencies that call require() need it in an ES module.
+        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      },
+      // No reserved concurrency: labs share the account's pool, and reserving a slice
+      // per lab would shrink it for everyone. The event source caps it instead.
+    });
+
+    // Least privilege: read the drop bucket's objects, versions and their tags ...
+    ingestRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadUploads',
+        actions: ['s3:GetObject', 's3:GetObjectVersion', 's3:GetObjectTagging', 's3:GetObjectVersionTagging'],
+        resources: [this.bucket.arnForObjects('*')],
+      }),
+    );
+    // ... list it, only so that a key or version removed before ingest runs yields
+    // NoSuchKey/NoSuchVersion (recorded as such) rather than AccessDenied ...
+    ingestRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ListUploads',
+        actions: ['s3:ListBucket'],
+        resources: [this.bucket.bucketArn],
+      }),
+    );
+    // ... and read/write the table and query its indexes, each named: no wildcard.
+    ingestRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadWriteTable',
+        actions: TABLE_ACTIONS,
+        resources: [this.table.tableArn, ...Object.values(INDEXES).map((index) => `${this.table.tableArn}/index/${index.name}`)],
+      }),
+    );
+
+    this.ingest.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: INGEST.batchSize,
+        maxBatchingWindow: INGEST.maxBatchingWindow,
+        reportBatchItemFailures: true,
+        // At most this many concurrent invocations per lab, so a burst of uploads
+        // cannot starve other labs' functions or the table.
+        maxConcurrency: 10,
+      }),
+    );
+
+    const ingestPolicy = ingestRole.node.tryFindChild('DefaultPolicy');
+    if (ingestPolicy) {
+      Validations.of(ingestPolicy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
+        reason: 'Uploads may use any key (DESIGN.md section 3), so reading them needs the bucket\'s object ARN pattern; the statement is limited to read actions on this one bucket.',
+      });
+    }
+
+    // --- Alarms -----------------------------------------------------------------------
+    // No KMS key on the topic: it carries alarm state changes only, CloudWatch cannot
+    // publish under the AWS managed aws/sns key, and a customer managed key would add
+    // a monthly charge to every lab for no confidentiality gain.
+    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: `benchdrop ${settings.lab} alarms`,
+      enforceSSL: true,
+      signatureVersion: '2',
+    });
+    if (settings.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(settings.alarmEmail));
+
+    const fiveMinutes = Duration.minutes(5);
+    this.alarms = [
+      new cloudwatch.Alarm(this, 'DeadLetterQueueAlarm', {
+        alarmDescription: `benchdrop ${settings.lab}: S3 events the ingest function failed ${INGEST.maxReceiveCount} times are waiting in the dead-letter queue`,
+        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: cloudwatch.Stats.MAXIMUM }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      new cloudwatch.Alarm(this, 'IngestErrorsAlarm', {
+        alarmDescription: `benchdrop ${settings.lab}: the ingest function failed (crash, timeout or out of memory)`,
+        metric: this.ingest.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      new cloudwatch.Alarm(this, 'IngestThrottlesAlarm', {
+        alarmDescription: `benchdrop ${settings.lab}: the ingest function was throttled (account concurrency exhausted); uploads wait in the queue`,
+        metric: this.ingest.metricThrottles({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    const action = new SnsAction(this.alarmTopic);
+    for (const alarm of this.alarms) {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
+    // enforceSSL gives the topic a resource policy, which replaces SNS's default one:
+    // CloudWatch then needs an explicit grant, limited to this lab's alarms.
+    this.alarmTopic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowLabAlarms',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.alarmTopic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': this.account },
+          ArnEquals: { 'aws:SourceArn': this.alarms.map((alarm) => alarm.alarmArn) },
+        },
+      }),
+    );
+
+    // --- Outputs (no export names: labs must not collide) ----------------------------
+    new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'Drop bucket: upload benchmark logs here' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'DynamoDB table with uploads, runs and series' });
+    new CfnOutput(this, 'QueueUrl', { value: this.queue.queueUrl, description: 'Ingest queue (S3 events)' });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.deadLetterQueue.queueUrl, description: 'S3 events the ingest function gave up on' });
+
+    this.acknowledgeCdkInternals();
+  }
+
+  /**
+   * The one finding on a resource that CDK itself adds and this stack cannot shape:
+   * the role of the custom resource that writes the bucket's notification
+   * configuration (its own policy is already scoped to the drop bucket).
+   */
+  private acknowledgeCdkInternals(): void {
+    for (const child of this.node.children) {
+      if (!child.node.id.startsWith('BucketNotificationsHandler')) continue;
+      const role = child.node.tryFindChild('Role');
+      if (!role) continue;
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'CDK\'s own bucket-notification custom resource handler; it runs only during deployments and only needs to write its logs. Its role is not configurable.',
+      });
+    }
+  }
+}
