@@ -22,7 +22,7 @@ import type { IostatSample, Run } from './model.ts';
 import { isParseError, parseStream } from './parsers/index.ts';
 import { BatchWriter } from './store/batch.ts';
 import { CHUNK_SAMPLES, DEVICES_PK, runId as makeRunId, runIdsOf } from './store/keys.ts';
-import { claimUpload, deleteRuns, finishUpload, makeCurrent, setUploadStatus, type Store } from './store/objects.ts';
+import { claimUpload, currentObject, deleteRuns, finishPending, finishUpload, makeCurrent, setUploadStatus, type Store, type VersionRuns } from './store/objects.ts';
 import { ChunkBuilder, diskperfRunItem, iostatRunItem, MAX_LISTED_RUNS, type ObjectRef, type RunContext } from './store/records.ts';
 
 /** The part of an S3 event record ingestion reads (validated by the handler). */
@@ -55,7 +55,9 @@ export function decodeKey(key: string): string {
 export function objectRefOf(event: S3ObjectEvent): ObjectRef {
   const o = event.s3.object;
   const eTag = o.eTag?.replace(/"/g, '');
-  const version = o.versionId ?? eTag ?? o.sequencer ?? 'unversioned';
+  // Without versioning, the same content uploaded again has the same eTag: the
+  // sequencer tells the uploads apart (and a redelivered event keeps it).
+  const version = o.versionId ?? ([eTag, o.sequencer].filter(Boolean).join('.') || 'unversioned');
   const ref: ObjectRef = { bucket: event.s3.bucket.name, key: decodeKey(o.key), version };
   if (o.versionId !== undefined) ref.versionId = o.versionId;
   if (eTag !== undefined) ref.eTag = eTag;
@@ -66,7 +68,7 @@ export function objectRefOf(event: S3ObjectEvent): ObjectRef {
 
 export async function ingestRecord(event: S3ObjectEvent, deps: IngestDeps): Promise<IngestOutcome> {
   const object = objectRefOf(event);
-  if (event.eventName.startsWith('ObjectRemoved')) return removeObject(object, deps);
+  if (event.eventName.startsWith('ObjectRemoved')) return removeObject(object, event.eventName === 'ObjectRemoved:Delete', deps);
   return ingestObject(object, deps);
 }
 
@@ -94,10 +96,7 @@ async function ingestObject(object: ObjectRef, deps: IngestDeps): Promise<Ingest
       await finishUpload(deps, object, 'ready', { ...summary, message: 'superseded by a newer version of this key' }, now(deps));
       return { status: 'ready', object, runIds: [], warnings: result.warnings, superseded: true };
     }
-    const previous = current.previous;
-    if (previous && !previous.deleted && previous.version !== object.version) {
-      await deleteRuns(deps, runIdsOf(object.bucket, object.key, previous.version, previous.runCount));
-    }
+    await removePending(object, current.pending, deps);
     await finishUpload(deps, object, 'ready', { ...summary, runIds: result.runIds.slice(0, MAX_LISTED_RUNS), runCount: result.runIds.length }, now(deps));
     return { status: 'ready', object, runIds: result.runIds, warnings: result.warnings };
   } catch (error) {
@@ -214,15 +213,32 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
   return { runIds, format: parsed.format, ...(device !== undefined ? { device } : {}), tags, warnings };
 }
 
-async function removeObject(object: ObjectRef, deps: IngestDeps): Promise<IngestOutcome> {
+/** Remove the runs of the versions a new state replaced, then forget them. */
+async function removePending(object: ObjectRef, pending: readonly VersionRuns[], deps: IngestDeps): Promise<number> {
+  let removed = 0;
+  for (const old of pending) {
+    await deleteRuns(deps, runIdsOf(object.bucket, object.key, old.version, old.runCount));
+    removed += old.runCount;
+  }
+  if (pending.length > 0) await finishPending(deps, object);
+  return removed;
+}
+
+async function removeObject(object: ObjectRef, versionDeleted: boolean, deps: IngestDeps): Promise<IngestOutcome> {
+  // `delete-object --version-id V` (ObjectRemoved:Delete with a versionId) of a version
+  // that is not current changes nothing visible; a delete marker always hides the key.
+  if (versionDeleted && object.versionId !== undefined) {
+    const existing = await currentObject(deps, object.bucket, object.key);
+    if (existing !== undefined && !existing.deleted && existing.version !== object.versionId && !(existing.pending ?? []).length) {
+      await setUploadStatus(deps, object.bucket, object.key, object.versionId, 'deleted', 'this version was deleted; it was not the current one', now(deps));
+      return { status: 'deleted', object, removedRuns: 0 };
+    }
+  }
   const current = await makeCurrent(deps, object, 0, true);
   if (current.stale) return { status: 'stale', object };
-  const previous = current.previous;
-  let removed = 0;
-  if (previous && !previous.deleted) {
-    removed = previous.runCount;
-    await deleteRuns(deps, runIdsOf(object.bucket, object.key, previous.version, previous.runCount));
-    await setUploadStatus(deps, object.bucket, object.key, previous.version, 'deleted', 'the object was deleted; its runs were removed', now(deps));
+  const removed = await removePending(object, current.pending, deps);
+  for (const old of current.pending) {
+    await setUploadStatus(deps, object.bucket, object.key, old.version, 'deleted', 'the object was deleted; its runs were removed', now(deps));
   }
   return { status: 'deleted', object, removedRuns: removed };
 }

@@ -8,7 +8,8 @@
  *                                                     written last, so its presence marks the run complete
  *   RUN#<runId>                SERIES#<native>        an iostat series' summary (indexed by device)
  *   RUN#<runId>                CHUNK#<native>#<n>     up to CHUNK_SAMPLES samples of one series
- *   DEVICES                    <label>                a device label and its run count (GET /devices)
+ *   DEVICES                    <label>                a device label that has runs (GET /devices; counts come
+ *                                                     from the byDevice index); dropped with its last run
  *
  * Indexes: byDevice (gsi1pk DEVICE#<label>, gsi1sk <time>#<runId>) holds diskperf
  * run META items and iostat SERIES items; byStatus (gsi2pk STATUS#<status>,

@@ -4,9 +4,10 @@
  * S3 sequencer (dynalite has no transactions, so each step is one conditional write).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { INDEXES } from '../table.ts';
 import { BatchWriter } from './batch.ts';
-import { objectPk, OBJECT_SK, runPk, sortableSequencer, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
+import { devicePk, DEVICES_PK, objectPk, OBJECT_SK, runPk, sortableSequencer, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
 import { uploadRecord, type ObjectRef, type UploadRecord, type UploadStatus } from './records.ts';
 
 export interface Store {
@@ -67,42 +68,89 @@ export async function setUploadStatus(store: Store, bucket: string, key: string,
   }
 }
 
-export interface CurrentObject {
+/** A version whose runs are to be removed (its runs are ids 0..runCount-1, see keys.runIdsOf). */
+export interface VersionRuns {
   version: string;
-  sequencer: string;
-  /** Runs of that version, ids 0..runCount-1 (see keys.runIdsOf): a count stays small for any file. */
   runCount: number;
+}
+
+export interface CurrentObject extends VersionRuns {
+  sequencer: string;
   deleted: boolean;
+  /**
+   * Versions this state replaced whose runs are not yet removed: kept until the
+   * removal is done, so a retry after a failure half-way finishes it.
+   */
+  pending?: VersionRuns[];
+}
+
+/** The key's current state, if any event for it was processed. */
+export async function currentObject(store: Store, bucket: string, key: string): Promise<CurrentObject | undefined> {
+  const result = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: objectPk(bucket, key), sk: OBJECT_SK }, ConsistentRead: true }));
+  return result.Item as CurrentObject | undefined;
 }
 
 /**
  * Make this version (or a deletion) the key's current state if it is newer than
- * what is recorded. Returns the state it replaced, or `stale` when a newer event
- * already won (events can arrive out of order).
+ * what is recorded, and return the versions whose runs must now go: the one it
+ * replaced, and any an earlier attempt left pending. `stale` when a newer event
+ * already won (events arrive out of order). Call finishPending once they are removed.
  */
-export async function makeCurrent(store: Store, object: ObjectRef, runCount: number, deleted: boolean): Promise<{ stale: true } | { stale: false; previous?: CurrentObject }> {
+export async function makeCurrent(store: Store, object: ObjectRef, runCount: number, deleted: boolean): Promise<{ stale: true } | { stale: false; pending: VersionRuns[] }> {
   const sequencer = sortableSequencer(object.sequencer);
+  // Read, decide, write on condition that nothing changed; a lost race reads again.
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const existing = await currentObject(store, object.bucket, object.key);
+    if (existing && existing.sequencer > sequencer) return { stale: true };
+    if (existing && existing.sequencer === sequencer && existing.version === object.version && existing.deleted === deleted) {
+      // This very event was applied already (a replay or a concurrent copy).
+      return { stale: false, pending: existing.pending ?? [] };
+    }
+    const pending = [...(existing?.pending ?? [])];
+    if (existing && !existing.deleted && existing.version !== object.version && !pending.some((p) => p.version === existing.version)) {
+      pending.push({ version: existing.version, runCount: existing.runCount });
+    }
+    try {
+      await store.db.send(
+        new PutCommand({
+          TableName: store.tableName,
+          Item: { pk: objectPk(object.bucket, object.key), sk: OBJECT_SK, type: 'object', version: object.version, sequencer, runCount, deleted, pending },
+          ConditionExpression: existing ? 'sequencer = :seen AND version = :seenVersion' : 'attribute_not_exists(pk)',
+          ExpressionAttributeValues: existing ? { ':seen': existing.sequencer, ':seenVersion': existing.version } : undefined,
+        }),
+      );
+      return { stale: false, pending };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  throw new Error(`${object.key}: the key's current version kept changing while this event was applied`);
+}
+
+/** The replaced versions' runs are gone: forget them (unless another event moved the key meanwhile). */
+export async function finishPending(store: Store, object: ObjectRef): Promise<void> {
   try {
-    const result = await store.db.send(
-      new PutCommand({
+    await store.db.send(
+      new UpdateCommand({
         TableName: store.tableName,
-        Item: { pk: objectPk(object.bucket, object.key), sk: OBJECT_SK, type: 'object', version: object.version, sequencer, runCount, deleted },
-        ConditionExpression: 'attribute_not_exists(pk) OR sequencer < :sequencer OR (sequencer = :sequencer AND version = :version)',
-        ExpressionAttributeValues: { ':sequencer': sequencer, ':version': object.version },
-        ReturnValues: 'ALL_OLD',
+        Key: { pk: objectPk(object.bucket, object.key), sk: OBJECT_SK },
+        UpdateExpression: 'SET pending = :none',
+        ConditionExpression: 'version = :version AND sequencer = :sequencer',
+        ExpressionAttributeValues: { ':none': [], ':version': object.version, ':sequencer': sortableSequencer(object.sequencer) },
       }),
     );
-    const old = result.Attributes as CurrentObject | undefined;
-    return { stale: false, ...(old ? { previous: old } : {}) };
   } catch (error) {
-    if (isConditionFailure(error)) return { stale: true };
-    throw error;
+    if (!isConditionFailure(error)) throw error;
   }
 }
 
-/** Every item of these runs, deleted (META first, so a half-deleted run is already invisible). */
+/**
+ * Every item of these runs, deleted (META first, so a half-deleted run is already
+ * invisible); device labels left without runs leave the DEVICES list.
+ */
 export async function deleteRuns(store: Store, runIds: readonly string[]): Promise<number> {
   const writer = new BatchWriter(store.db, store.tableName);
+  const labels = new Set<string>();
   for (const id of runIds) {
     const keys: { pk: string; sk: string }[] = [];
     let start: Record<string, unknown> | undefined;
@@ -112,11 +160,15 @@ export async function deleteRuns(store: Store, runIds: readonly string[]): Promi
           TableName: store.tableName,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: { ':pk': runPk(id) },
-          ProjectionExpression: 'pk, sk',
+          ProjectionExpression: 'pk, sk, gsi1pk',
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? []) keys.push({ pk: item['pk'] as string, sk: item['sk'] as string });
+      for (const item of page.Items ?? []) {
+        keys.push({ pk: item['pk'] as string, sk: item['sk'] as string });
+        const indexed = item['gsi1pk'] as string | undefined;
+        if (indexed?.startsWith('DEVICE#')) labels.add(indexed.slice('DEVICE#'.length));
+      }
       start = page.LastEvaluatedKey;
     } while (start);
     keys.sort((a, b) => (a.sk === 'META' ? -1 : b.sk === 'META' ? 1 : 0));
@@ -126,5 +178,31 @@ export async function deleteRuns(store: Store, runIds: readonly string[]): Promi
     for (const key of keys) if (key.sk !== 'META') writer.delete(key);
     await writer.flush();
   }
+  for (const label of labels) await forgetLabelIfUnused(store, label);
   return writer.written;
+}
+
+async function forgetLabelIfUnused(store: Store, label: string): Promise<void> {
+  const entry = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label } }));
+  const seen = entry.Item?.['lastSeen'] as string | undefined;
+  if (seen === undefined) return;
+  const runs = await store.db.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      IndexName: INDEXES.byDevice.name,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': devicePk(label) },
+      Limit: 1,
+      Select: 'COUNT',
+    }),
+  );
+  if ((runs.Count ?? 0) > 0) return;
+  try {
+    // Unless an upload saw the label again meanwhile.
+    await store.db.send(
+      new DeleteCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label }, ConditionExpression: 'lastSeen = :seen', ExpressionAttributeValues: { ':seen': seen } }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }

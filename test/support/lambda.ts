@@ -1,0 +1,24 @@
+/**
+ * A minimal Lambda Context, as the runtime passes it to a handler: enough for
+ * middy and the Powertools logger to read the request id and function name.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+
+export function lambdaContext(functionName = 'benchdrop-ingest', timeoutMs = 60_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: `${new Date().toISOString().slice(0, 10).replace(/-/g, '/')}/[$LATEST]${randomUUID().replace(/-/g, '')}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
