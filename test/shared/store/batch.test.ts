@@ -1,0 +1,65 @@
+/**
+ * BatchWriter against a DynamoDB that throttles: UnprocessedItems are a fault
+ * dynalite never produces, so a client that returns them stands in for it.
+ */
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { BATCH_SIZE, BatchWriter, finite } from '../../../shared/store/batch.ts';
+
+type Request = { PutRequest?: { Item: Record<string, unknown> }; DeleteRequest?: { Key: Record<string, unknown> } };
+
+/** Accepts at most `accept` requests per call and returns the rest as unprocessed, `throttledCalls` times. */
+function throttlingClient(accept: number, throttledCalls: number) {
+  const calls: Request[][] = [];
+  let throttled = 0;
+  const client = {
+    async send(command: BatchWriteCommand) {
+      const requests = (command.input.RequestItems?.['t'] ?? []) as Request[];
+      calls.push(requests);
+      if (throttled < throttledCalls && requests.length > accept) {
+        throttled++;
+        return { UnprocessedItems: { t: requests.slice(accept) } };
+      }
+      return { UnprocessedItems: {} };
+    },
+  };
+  return { client: client as unknown as DynamoDBDocumentClient, calls };
+}
+
+const noSleep = async () => {};
+
+describe('BatchWriter', () => {
+  it('writes in groups of 25 and retries unprocessed items until all are written', async () => {
+    const { client, calls } = throttlingClient(10, 3);
+    const writer = new BatchWriter(client, 't', noSleep);
+    for (let i = 0; i < 60; i++) writer.put({ pk: `p${i}`, sk: 's' });
+    await writer.flush();
+    expect(writer.written).toBe(60);
+    expect(calls.every((c) => c.length <= BATCH_SIZE)).toBe(true);
+    // Every item went out, unprocessed ones again in later calls.
+    const accepted = new Set(calls.flat().map((r) => r.PutRequest!.Item['pk']));
+    expect(accepted.size).toBe(60);
+    expect(calls.length).toBeGreaterThan(3);
+  });
+
+  it('gives up with an error (a transient failure for the queue to retry) when throttling never ends', async () => {
+    const { client } = throttlingClient(0, Number.POSITIVE_INFINITY);
+    const writer = new BatchWriter(client, 't', noSleep);
+    writer.put({ pk: 'a', sk: 's' });
+    await expect(writer.flush()).rejects.toThrow(/unprocessed after 8 attempts/);
+  });
+
+  it('never puts two writes of one key in the same group', async () => {
+    const { client, calls } = throttlingClient(25, 0);
+    const writer = new BatchWriter(client, 't', noSleep);
+    writer.put({ pk: 'same', sk: 's', n: 1 });
+    writer.put({ pk: 'same', sk: 's', n: 2 });
+    writer.put({ pk: 'other', sk: 's' });
+    await writer.flush();
+    expect(calls.map((c) => c.map((r) => r.PutRequest!.Item['n'] ?? '-'))).toEqual([[1, '-'], [2]]);
+  });
+
+  it('stores values nobody can measure (NaN, Infinity) as null', () => {
+    expect(finite({ a: 1, b: Number.NaN, c: [Infinity, 2], d: { e: -Infinity }, f: 'x', g: undefined })).toEqual({ a: 1, b: null, c: [null, 2], d: { e: null }, f: 'x' });
+  });
+});
