@@ -1,0 +1,150 @@
+/**
+ * The selector grammar of the API and CLI (DESIGN.md section 5), defined once.
+ * A selector is comma-separated terms that must all hold:
+ *
+ *   device=GLOB     the device label (`sas10k`, `x4100/c0t*`); a bare word means this
+ *   tag.KEY=VALUE   a tag of the upload (`tag.interface=SAS`)
+ *   run=ID          one run
+ *   host=GLOB       the host the log names
+ *   format=diskperf|iostat
+ *   context~TEXT    a substring of the run's context lines (`context~tunefs -a 1`)
+ *
+ * Globs know `*` and `?`. Terms are checked here, so a bad one is a 400 naming what
+ * is allowed, never a query.
+ */
+import { FORMATS, type Format } from './model.ts';
+
+export type Term =
+  | { kind: 'device'; glob: string }
+  | { kind: 'tag'; key: string; value: string }
+  | { kind: 'run'; id: string }
+  | { kind: 'host'; glob: string }
+  | { kind: 'format'; format: Format }
+  | { kind: 'context'; text: string };
+
+export interface Selector {
+  text: string;
+  terms: Term[];
+}
+
+/** What a selector is matched against: one diskperf run, or one iostat series of a run. */
+export interface SelectorCandidate {
+  device: string;
+  runId: string;
+  host?: string;
+  format: Format;
+  tags: Record<string, string>;
+  context: readonly string[];
+}
+
+export const MAX_SELECTOR_LENGTH = 512;
+export const MAX_TERMS = 10;
+export const SELECTOR_HELP =
+  'comma-separated terms that must all hold: device=GLOB (or a bare GLOB), tag.KEY=VALUE, run=ID, host=GLOB, format=diskperf|iostat, context~TEXT';
+
+export class SelectorError extends Error {
+  override readonly name = 'SelectorError';
+}
+
+const GLOB = /^[^\u0000-\u001f,=~]+$/;
+const TAG_KEY = /^[A-Za-z0-9_.:+@/-]{1,64}$/;
+const RUN_ID = /^r[0-9a-f]{24}$/;
+
+export function parseSelector(text: string): Selector {
+  const trimmed = text.trim();
+  if (trimmed.length === 0) throw new SelectorError(`empty selector; expected ${SELECTOR_HELP}`);
+  if (trimmed.length > MAX_SELECTOR_LENGTH) throw new SelectorError(`selector longer than ${MAX_SELECTOR_LENGTH} characters`);
+  const parts = trimmed.split(',').map((p) => p.trim());
+  if (parts.length > MAX_TERMS) throw new SelectorError(`${parts.length} terms; at most ${MAX_TERMS}`);
+  return { text: trimmed, terms: parts.map(parseTerm) };
+}
+
+function parseTerm(part: string): Term {
+  if (part.length === 0) throw new SelectorError(`an empty term; expected ${SELECTOR_HELP}`);
+  const tilde = part.indexOf('~');
+  const eq = part.indexOf('=');
+  if (tilde > 0 && (eq === -1 || tilde < eq)) {
+    const name = part.slice(0, tilde).trim();
+    const value = part.slice(tilde + 1).trim();
+    if (name !== 'context') throw new SelectorError(`"${part}": only context~TEXT takes ~`);
+    if (value.length === 0) throw new SelectorError(`"${part}": context~ needs some text`);
+    return { kind: 'context', text: value };
+  }
+  if (eq === -1) return { kind: 'device', glob: checkGlob(part, part) };
+  const name = part.slice(0, eq).trim();
+  const value = part.slice(eq + 1).trim();
+  if (value.length === 0) throw new SelectorError(`"${part}": ${name}= needs a value`);
+  if (name === 'device') return { kind: 'device', glob: checkGlob(value, part) };
+  if (name === 'host') return { kind: 'host', glob: checkGlob(value, part) };
+  if (name === 'run') {
+    if (!RUN_ID.test(value)) throw new SelectorError(`"${part}": a run id is r followed by 24 hex digits`);
+    return { kind: 'run', id: value };
+  }
+  if (name === 'format') {
+    if (!(FORMATS as readonly string[]).includes(value)) throw new SelectorError(`"${part}": format is one of ${FORMATS.join(', ')}`);
+    return { kind: 'format', format: value as Format };
+  }
+  if (name.startsWith('tag.')) {
+    const key = name.slice(4);
+    if (!TAG_KEY.test(key) || !TAG_KEY.test(value)) throw new SelectorError(`"${part}": tag keys and values are 1-64 letters, digits and _ . : + @ / -`);
+    return { kind: 'tag', key, value };
+  }
+  throw new SelectorError(`unknown term "${name}"; expected ${SELECTOR_HELP}`);
+}
+
+function checkGlob(glob: string, part: string): string {
+  if (!GLOB.test(glob) || glob.length > 128) throw new SelectorError(`"${part}": not a device or host pattern (printable, at most 128 characters, * and ? as wildcards)`);
+  return glob;
+}
+
+const cache = new Map<string, RegExp>();
+
+export function globToRegExp(glob: string): RegExp {
+  let re = cache.get(glob);
+  if (re === undefined) {
+    const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    re = new RegExp(`^${body}$`);
+    cache.set(glob, re);
+  }
+  return re;
+}
+
+export function termMatches(term: Term, c: SelectorCandidate): boolean {
+  switch (term.kind) {
+    case 'device':
+      return globToRegExp(term.glob).test(c.device);
+    case 'host':
+      return c.host !== undefined && globToRegExp(term.glob).test(c.host);
+    case 'run':
+      return c.runId === term.id;
+    case 'format':
+      return c.format === term.format;
+    case 'tag':
+      return c.tags[term.key] === term.value;
+    case 'context':
+      return c.context.some((line) => line.includes(term.text));
+  }
+}
+
+export function matches(selector: Selector, candidate: SelectorCandidate): boolean {
+  return selector.terms.every((t) => termMatches(t, candidate));
+}
+
+/**
+ * How a store can find a selector's candidates without scanning: one run, the
+ * device labels a pattern can match (exact, or all labels with a literal prefix),
+ * or every label.
+ */
+export type SelectorPlan = { by: 'run'; runId: string } | { by: 'device'; exact: string } | { by: 'devicePrefix'; prefix: string } | { by: 'allDevices' };
+
+export function planSelector(selector: Selector): SelectorPlan {
+  const run = selector.terms.find((t): t is Extract<Term, { kind: 'run' }> => t.kind === 'run');
+  if (run) return { by: 'run', runId: run.id };
+  const device = selector.terms.find((t): t is Extract<Term, { kind: 'device' }> => t.kind === 'device');
+  if (device) {
+    const wildcard = device.glob.search(/[*?]/);
+    if (wildcard === -1) return { by: 'device', exact: device.glob };
+    if (wildcard > 0) return { by: 'devicePrefix', prefix: device.glob.slice(0, wildcard) };
+  }
+  return { by: 'allDevices' };
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { matches, parseSelector, planSelector, SelectorError, type SelectorCandidate } from '../../shared/selectors.ts';
+
+const candidate: SelectorCandidate = {
+  device: 'x4100/c0t0d0',
+  runId: 'r0123456789abcdef01234567',
+  host: 'isengard',
+  format: 'iostat',
+  tags: { interface: 'SAS', rpm: '10000' },
+  context: ['tunefs -a 1 /opt', 'iostat -xnz 5 2'],
+};
+
+describe('selectors', () => {
+  it('a bare word is a device glob; terms must all hold', () => {
+    expect(matches(parseSelector('x4100/*'), candidate)).toBe(true);
+    expect(matches(parseSelector('x4100/c?t0d0, tag.interface=SAS, format=iostat'), candidate)).toBe(true);
+    expect(matches(parseSelector('x4100/*,tag.interface=SCSI'), candidate)).toBe(false);
+    expect(matches(parseSelector('device=x4100'), candidate)).toBe(false);
+  });
+
+  it('host globs, run ids and context substrings', () => {
+    expect(matches(parseSelector('host=isen*'), candidate)).toBe(true);
+    expect(matches(parseSelector('run=r0123456789abcdef01234567'), candidate)).toBe(true);
+    expect(matches(parseSelector('context~tunefs -a 1 '), candidate)).toBe(true);
+    expect(matches(parseSelector('context~tunefs -a 16'), candidate)).toBe(false);
+  });
+
+  it('glob characters other than * and ? are literal', () => {
+    expect(matches(parseSelector('x4100/c0t0d0.'), { ...candidate, device: 'x4100/c0t0d0x' })).toBe(false);
+    expect(matches(parseSelector('a+b (2)'), { ...candidate, device: 'a+b (2)' })).toBe(true);
+  });
+
+  it('bad terms are errors that say what is allowed', () => {
+    expect(() => parseSelector('')).toThrow(SelectorError);
+    expect(() => parseSelector('format=zfs')).toThrow(/format is one of diskperf, iostat/);
+    expect(() => parseSelector('colour=red')).toThrow(/unknown term "colour"; expected comma-separated terms/);
+    expect(() => parseSelector('run=42')).toThrow(/r followed by 24 hex digits/);
+    expect(() => parseSelector('tag.k=v v')).toThrow(/tag keys and values/);
+    expect(() => parseSelector('a,'.repeat(11))).toThrow(/at most 10/);
+    expect(() => parseSelector('x'.repeat(600))).toThrow(/longer than 512/);
+    expect(() => parseSelector('host~x')).toThrow(/only context~TEXT/);
+  });
+
+  it('plans a lookup by run, exact device, device prefix or all devices', () => {
+    expect(planSelector(parseSelector('run=r0123456789abcdef01234567,sas'))).toEqual({ by: 'run', runId: 'r0123456789abcdef01234567' });
+    expect(planSelector(parseSelector('sas10k'))).toEqual({ by: 'device', exact: 'sas10k' });
+    expect(planSelector(parseSelector('x4100/c*'))).toEqual({ by: 'devicePrefix', prefix: 'x4100/c' });
+    expect(planSelector(parseSelector('*/c0t0d0'))).toEqual({ by: 'allDevices' });
+    expect(planSelector(parseSelector('tag.interface=SAS'))).toEqual({ by: 'allDevices' });
+  });
+});
