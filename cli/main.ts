@@ -1,30 +1,8 @@
 /**
- * The `benchdrop` command line. Each command lives in cli/commands/; this file only
- * wires them into commander and turns their result into an exit code.
+ * The `benchdrop` command line entry point (bin/benchdrop.js, `npm run benchdrop`):
+ * the program itself is in program.ts.
  */
-import { Command } from 'commander';
-import { parseCommand } from './commands/parse.ts';
+import { processOutput } from './io.ts';
+import { runCli } from './program.ts';
 
-const io = {
-  out: (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text: string) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
-};
-
-export function buildProgram(): Command {
-  const program = new Command('benchdrop')
-    .description('Disk benchmark logs (IRIX diskperf, iostat from Solaris/illumos, Linux, FreeBSD) in, honest comparisons out.')
-    .showHelpAfterError();
-
-  program
-    .command('parse')
-    .description('parse log files offline and show what benchdrop reads from them')
-    .argument('<file...>', 'log files (plain or .gz)')
-    .option('--json', 'print the canonical records as JSON')
-    .action(async (files: string[], options: { json?: boolean }) => {
-      process.exitCode = await parseCommand(files, options, io);
-    });
-
-  return program;
-}
-
-await buildProgram().parseAsync(process.argv);
+process.exitCode = await runCli(process.argv.slice(2), processOutput);

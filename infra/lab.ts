@@ -4,9 +4,8 @@
  */
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import type { LabSettings } from '../shared/config.ts';
-import { parseLabSettings, stackNameOf } from './settings.ts';
-import { BenchdropStack } from './stack.ts';
+import { parseLabSettings, stackNameOf, type StackSettings } from './settings.ts';
+import { BenchdropStack, type BenchdropStackProps } from './stack.ts';
 
 const checked = new WeakSet<App>();
 
@@ -20,9 +19,10 @@ export function addChecks(app: App): void {
 /**
  * Adds the stack of one lab. Without `settings`, they are read from the app's
  * context (`-c lab=NAME ...`) and validated: a LabSettingsError names the bad key.
+ * `options` are for tests (a stand-in function entry); the app passes none.
  */
-export function buildLab(app: App, settings?: LabSettings): BenchdropStack {
+export function buildLab(app: App, settings?: StackSettings, options: Pick<BenchdropStackProps, 'apiEntry'> = {}): BenchdropStack {
   const resolved = settings ?? parseLabSettings((key) => app.node.tryGetContext(key));
   addChecks(app);
-  return new BenchdropStack(app, stackNameOf(resolved.lab), { settings: resolved });
+  return new BenchdropStack(app, stackNameOf(resolved.lab), { settings: resolved, ...options });
 }

@@ -8,6 +8,29 @@
  */
 import { LAB_DEFAULTS, LAB_NAME, type LabSettings } from '../shared/config.ts';
 
+/**
+ * Settings only the AWS stack has (the local lab serves its API on loopback without
+ * API Gateway): the HTTP API's default stage throttling, for every route together.
+ */
+export interface ApiSettings {
+  /** Steady-state requests per second the API accepts before it answers 429. */
+  apiRateLimit: number;
+  /** Requests the API accepts at once above the steady rate (token bucket size). */
+  apiBurstLimit: number;
+}
+
+/** Everything one lab's stack is built from. */
+export interface StackSettings extends LabSettings, ApiSettings {}
+
+/**
+ * Modest on purpose: the API serves a lab's CLI and report page, not the public,
+ * and every lab of an account shares the regional API Gateway quota.
+ */
+export const API_DEFAULTS: ApiSettings = {
+  apiRateLimit: 50,
+  apiBurstLimit: 100,
+};
+
 /** A bad or missing context value; the message names the key and what is expected. */
 export class LabSettingsError extends Error {
   constructor(
@@ -23,12 +46,19 @@ export class LabSettingsError extends Error {
 export type ContextReader = (key: string) => unknown;
 
 /** The context keys this app reads, besides CDK's own. */
-export const CONTEXT_KEYS = ['lab', 'maxUploadMB', 'noncurrentVersionDays', 'alarmEmail', 'retainData', 'deletionProtection'] as const;
+export const CONTEXT_KEYS = ['lab', 'maxUploadMB', 'noncurrentVersionDays', 'alarmEmail', 'retainData', 'deletionProtection', 'apiRateLimit', 'apiBurstLimit'] as const;
 
 /** Largest accepted maxUploadMB: S3's 5 TB object limit. */
 const MAX_UPLOAD_MB_LIMIT = 5_000_000;
 /** Largest accepted noncurrentVersionDays: a century is plenty and keeps the number sane. */
 const NONCURRENT_DAYS_LIMIT = 36_500;
+/**
+ * Largest accepted apiRateLimit and apiBurstLimit: API Gateway's default account-wide
+ * quota per region (10,000 requests per second, burst 5,000). A stage limit above
+ * the account's own cannot take effect.
+ */
+const API_RATE_LIMIT = 10_000;
+const API_BURST_LIMIT = 5_000;
 /** Deliberately loose: one @, no spaces, a dot in the domain. SNS does the real check. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -70,8 +100,8 @@ export function parseLabName(raw: unknown): string {
   return raw;
 }
 
-/** All per-lab settings, validated, with LAB_DEFAULTS for whatever is not given. */
-export function parseLabSettings(read: ContextReader): LabSettings {
+/** All per-lab settings, validated, with LAB_DEFAULTS and API_DEFAULTS for whatever is not given. */
+export function parseLabSettings(read: ContextReader): StackSettings {
   const lab = parseLabName(read('lab'));
   const maxUploadMB = integerSetting(read, 'maxUploadMB', LAB_DEFAULTS.maxUploadMB, 1, MAX_UPLOAD_MB_LIMIT, 'MB');
   const noncurrentVersionDays = integerSetting(read, 'noncurrentVersionDays', LAB_DEFAULTS.noncurrentVersionDays, 1, NONCURRENT_DAYS_LIMIT, 'days');
@@ -98,11 +128,24 @@ export function parseLabSettings(read: ContextReader): LabSettings {
     );
   }
 
-  return { lab, maxUploadMB, noncurrentVersionDays, ...(alarmEmail ? { alarmEmail } : {}), retainData, deletionProtection: deletionProtection.value };
+  // At least 1 (0 would shut the API); both count the requests of all routes together.
+  const apiRateLimit = integerSetting(read, 'apiRateLimit', API_DEFAULTS.apiRateLimit, 1, API_RATE_LIMIT, 'requests per second');
+  const apiBurstLimit = integerSetting(read, 'apiBurstLimit', API_DEFAULTS.apiBurstLimit, 1, API_BURST_LIMIT, 'requests');
+
+  return {
+    lab,
+    maxUploadMB,
+    noncurrentVersionDays,
+    ...(alarmEmail ? { alarmEmail } : {}),
+    retainData,
+    deletionProtection: deletionProtection.value,
+    apiRateLimit,
+    apiBurstLimit,
+  };
 }
 
 /** Settings from a plain object, as tests and scripts write them. */
-export function labSettings(values: Record<string, unknown>): LabSettings {
+export function labSettings(values: Record<string, unknown>): StackSettings {
   return parseLabSettings((key) => values[key]);
 }
 

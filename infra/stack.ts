@@ -1,18 +1,23 @@
 /**
  * One benchdrop lab: drop bucket -> S3 events -> SQS (+ DLQ) -> ingest Lambda ->
- * DynamoDB table, with alarms. Nothing here has a fixed physical name and every
- * resource carries the tag `benchdrop:lab=NAME`, so any number of labs share an
- * account. The table schema and the functions' environment come from shared/.
+ * DynamoDB table <- API Lambda <- HTTP API (IAM-authorised), with alarms. Nothing
+ * here has a fixed physical name and every resource carries the tag
+ * `benchdrop:lab=NAME`, so any number of labs share an account. The table schema,
+ * the API routes and the functions' environment come from shared/.
  */
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
@@ -20,8 +25,10 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { ENV, MB, type LabSettings } from '../shared/config.ts';
+import { ROUTES } from '../shared/api.ts';
+import { ENV, MB } from '../shared/config.ts';
 import { INDEXES, TABLE_KEY } from '../shared/table.ts';
+import type { StackSettings } from './settings.ts';
 
 /** The tag every resource of a lab carries. */
 export const LAB_TAG = 'benchdrop:lab';
@@ -29,6 +36,8 @@ export const LAB_TAG = 'benchdrop:lab';
 /** Repository root (this file is infra/stack.ts). */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const INGEST_ENTRY = fileURLToPath(new URL('../functions/ingest/handler.ts', import.meta.url));
+/** One function serves every route of shared/api.ts ROUTES. */
+const API_ENTRY = fileURLToPath(new URL('../functions/api/handler.ts', import.meta.url));
 const LOCK_FILE = fileURLToPath(new URL('../package-lock.json', import.meta.url));
 
 /** Ingest limits; the queue's visibility timeout follows from the function timeout. */
@@ -43,10 +52,69 @@ export const INGEST = {
   maxReceiveCount: 3,
 } as const;
 
+/** API function limits: queries and presigning are short; API Gateway gives up after 30 s anyway. */
+export const API = {
+  timeout: Duration.seconds(10),
+  memoryMB: 512,
+} as const;
+
 /** Days S3 server access logs are kept in the logs bucket. */
 const ACCESS_LOG_DAYS = 365;
 /** Days Lambda logs are kept. */
 const FUNCTION_LOG_RETENTION = logs.RetentionDays.THREE_MONTHS;
+/** The API's access logs are kept as long as the drop bucket's (ACCESS_LOG_DAYS). */
+const API_ACCESS_LOG_RETENTION = logs.RetentionDays.ONE_YEAR;
+
+/**
+ * One JSON object per API request. Every value is quoted, so a `-` (API Gateway's
+ * placeholder for "no value") still parses; only the error message comes from
+ * `messageString`, which API Gateway quotes and escapes itself. `caller` is the IAM
+ * principal that signed the request.
+ */
+export const API_ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  time: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  caller: '$context.identity.userArn',
+  userAgent: '$context.identity.userAgent',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  protocol: '$context.protocol',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  latency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+} as const;
+
+function apiAccessLogFormat(): string {
+  const quoted = Object.entries(API_ACCESS_LOG_FIELDS).map(([name, variable]) => `${JSON.stringify(name)}:"${variable}"`);
+  return `{${[...quoted, '"error":$context.error.messageString'].join(',')}}`;
+}
+
+/** The Node.js runtime and esbuild settings both functions share. */
+const RUNTIME = lambda.Runtime.NODEJS_24_X;
+const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  // The runtime provides the AWS SDK v3.
+  externalModules: ['@aws-sdk/*'],
+  // Bundled CommonJS dependencies that call require() need it in an ES module.
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+};
+
+/** Environment both functions share besides their Powertools service name. */
+const POWERTOOLS_ENV = {
+  POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+  // Stack traces through the bundle's source map.
+  NODE_OPTIONS: '--enable-source-maps',
+} as const;
 
 /**
  * DynamoDB actions of the ingest function: item reads and writes, queries (table
@@ -63,12 +131,25 @@ const TABLE_ACTIONS = [
   'dynamodb:UpdateItem',
 ];
 
+/** DynamoDB actions of the API function: reads only. No Scan, no writes. */
+const API_TABLE_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'];
+
+/** `GET /runs/{id}` -> method and path of an HTTP API route. */
+export function parseRouteKey(routeKey: string): { method: apigwv2.HttpMethod; path: string } {
+  const match = /^([A-Z]+) (\/\S*)$/.exec(routeKey);
+  const method = match && Object.values(apigwv2.HttpMethod).find((m) => m === match[1]);
+  if (!match || !method || method === apigwv2.HttpMethod.ANY) throw new Error(`not a route key with one method and a path: '${routeKey}'`);
+  return { method, path: match[2] };
+}
+
 export interface BenchdropStackProps extends StackProps {
-  readonly settings: LabSettings;
+  readonly settings: StackSettings;
+  /** Entry file of the API function; functions/api/handler.ts unless a test substitutes a stand-in. */
+  readonly apiEntry?: string;
 }
 
 export class BenchdropStack extends Stack {
-  readonly settings: LabSettings;
+  readonly settings: StackSettings;
   readonly bucket: s3.Bucket;
   readonly logsBucket: s3.Bucket;
   readonly queue: sqs.Queue;
@@ -77,13 +158,19 @@ export class BenchdropStack extends Stack {
   readonly ingest: NodejsFunction;
   readonly ingestRole: iam.Role;
   readonly ingestLogs: logs.LogGroup;
+  readonly apiFunction: NodejsFunction;
+  readonly apiRole: iam.Role;
+  readonly apiLogs: logs.LogGroup;
+  readonly api: apigwv2.HttpApi;
+  readonly apiStage: apigwv2.HttpStage;
+  readonly apiAccessLogs: logs.LogGroup;
   readonly alarmTopic: sns.Topic;
   readonly alarms: cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: BenchdropStackProps) {
     const { settings } = props;
     super(scope, id, {
-      description: `benchdrop lab ${settings.lab}: drop bucket, ingest queue and function, results table`,
+      description: `benchdrop lab ${settings.lab}: drop bucket, ingest queue and function, results table, HTTP API`,
       ...props,
       // Stack-level tag (CloudFormation also propagates it); Tags.of below puts it in the template.
       tags: { ...props.tags, [LAB_TAG]: settings.lab },
@@ -187,7 +274,7 @@ export class BenchdropStack extends Stack {
       projectRoot: ROOT,
       depsLockFilePath: LOCK_FILE,
       description: `benchdrop lab ${settings.lab}: parse uploaded benchmark logs into the table`,
-      runtime: lambda.Runtime.NODEJS_24_X,
+      runtime: RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: INGEST.memoryMB,
       timeout: INGEST.timeout,
@@ -199,23 +286,9 @@ export class BenchdropStack extends Stack {
         [ENV.maxUploadBytes]: String(settings.maxUploadMB * MB),
         [ENV.lab]: settings.lab,
         POWERTOOLS_SERVICE_NAME: 'benchdrop-ingest',
-        POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-        // Stack traces through the bundle's source map.
-        NODE_OPTIONS: '--enable-source-maps',
+        ...POWERTOOLS_ENV,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        // The runtime provides the AWS SDK v3.
-        externalModules: ['@aws-sdk/*'],
-        // Bundled CommonJS dependencies that call require() need it in an ES module.
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
+      bundling: BUNDLING,
       // No reserved concurrency: labs share the account's pool, and reserving a slice
       // per lab would shrink it for everyone. The event source caps it instead.
     });
@@ -265,6 +338,105 @@ export class BenchdropStack extends Stack {
       });
     }
 
+    // --- API function -----------------------------------------------------------------
+    // One function for every route of shared/api.ts: reads the table, presigns uploads.
+    const apiLogs = (this.apiLogs = new logs.LogGroup(this, 'ApiLogs', {
+      retention: FUNCTION_LOG_RETENTION,
+      removalPolicy: dataRemoval,
+    }));
+    const apiRole = (this.apiRole = new iam.Role(this, 'ApiRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `benchdrop lab ${settings.lab}: API function`,
+    }));
+    apiLogs.grant(apiRole, 'logs:CreateLogStream', 'logs:PutLogEvents');
+
+    this.apiFunction = new NodejsFunction(this, 'ApiFunction', {
+      entry: props.apiEntry ?? API_ENTRY,
+      handler: 'handler',
+      projectRoot: ROOT,
+      depsLockFilePath: LOCK_FILE,
+      description: `benchdrop lab ${settings.lab}: the HTTP API (devices, runs, compare, uploads)`,
+      runtime: RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: API.memoryMB,
+      timeout: API.timeout,
+      role: apiRole,
+      logGroup: apiLogs,
+      environment: {
+        [ENV.tableName]: this.table.tableName,
+        [ENV.bucketName]: this.bucket.bucketName,
+        [ENV.maxUploadBytes]: String(settings.maxUploadMB * MB),
+        [ENV.lab]: settings.lab,
+        POWERTOOLS_SERVICE_NAME: 'benchdrop-api',
+        ...POWERTOOLS_ENV,
+      },
+      bundling: BUNDLING,
+      // No reserved concurrency (see the ingest function): the stage throttling caps it.
+    });
+
+    // Least privilege: item reads and queries on the table, queries on its indexes ...
+    apiRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadTable',
+        actions: API_TABLE_ACTIONS,
+        resources: [this.table.tableArn],
+      }),
+    );
+    apiRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'QueryIndexes',
+        actions: ['dynamodb:Query'],
+        resources: Object.values(INDEXES).map((index) => `${this.table.tableArn}/index/${index.name}`),
+      }),
+    );
+    // ... and new objects in the drop bucket: a presigned PUT URL acts with the
+    // credentials of the role that signed it, so POST /uploads needs PutObject itself.
+    apiRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'PresignUploads',
+        actions: ['s3:PutObject'],
+        resources: [this.bucket.arnForObjects('*')],
+      }),
+    );
+    const apiPolicy = apiRole.node.tryFindChild('DefaultPolicy');
+    if (apiPolicy) {
+      Validations.of(apiPolicy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
+        reason: 'POST /uploads presigns a PUT for any key a client chooses (DESIGN.md section 3), so s3:PutObject needs the bucket\'s object ARN pattern; it is the only action on it, on this one bucket.',
+      });
+    }
+
+    // --- HTTP API ---------------------------------------------------------------------
+    // Every route requires SigV4-signed requests (IAM authorisation): callers need
+    // execute-api:Invoke on this API. No $default route, no CORS: nothing is reachable
+    // without a signature, and the clients are the CLI and scripts, not browsers.
+    this.api = new apigwv2.HttpApi(this, 'HttpApi', {
+      apiName: `benchdrop-${settings.lab}`,
+      description: `benchdrop lab ${settings.lab}: devices, runs, comparisons and uploads`,
+      createDefaultStage: false,
+      defaultAuthorizer: new HttpIamAuthorizer(),
+    });
+    this.apiAccessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
+      retention: API_ACCESS_LOG_RETENTION,
+      removalPolicy: dataRemoval,
+    });
+    this.apiStage = this.api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: settings.apiRateLimit, burstLimit: settings.apiBurstLimit },
+      accessLogSettings: {
+        destination: new apigwv2.LogGroupLogDestination(this.apiAccessLogs),
+        format: AccessLogFormat.custom(apiAccessLogFormat()),
+      },
+    });
+    // One integration for all routes; each route may invoke the function only through itself.
+    const integration = new HttpLambdaIntegration('ApiIntegration', this.apiFunction);
+    for (const routeKey of Object.values(ROUTES)) {
+      const { method, path } = parseRouteKey(routeKey);
+      // The API's defaultAuthorizer (IAM) applies to every route added here.
+      this.api.addRoutes({ path, methods: [method], integration });
+    }
+
     // --- Alarms -----------------------------------------------------------------------
     // No KMS key on the topic: it carries alarm state changes only, CloudWatch cannot
     // publish under the AWS managed aws/sns key, and a customer managed key would add
@@ -302,6 +474,22 @@ export class BenchdropStack extends Stack {
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
+      new cloudwatch.Alarm(this, 'ApiServerErrorsAlarm', {
+        alarmDescription: `benchdrop ${settings.lab}: the HTTP API answered 5xx (function error, timeout or an integration failure); see the API access logs`,
+        metric: this.api.metricServerError({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      new cloudwatch.Alarm(this, 'ApiErrorsAlarm', {
+        alarmDescription: `benchdrop ${settings.lab}: the API function failed (crash, timeout or out of memory)`,
+        metric: this.apiFunction.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
     ];
     const action = new SnsAction(this.alarmTopic);
     for (const alarm of this.alarms) {
@@ -327,6 +515,7 @@ export class BenchdropStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'Drop bucket: upload benchmark logs here' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'DynamoDB table with uploads, runs and series' });
     new CfnOutput(this, 'QueueUrl', { value: this.queue.queueUrl, description: 'Ingest queue (S3 events)' });
+    new CfnOutput(this, 'ApiUrl', { value: this.apiStage.url, description: 'HTTP API base URL (requests must be SigV4-signed: IAM authorisation)' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.deadLetterQueue.queueUrl, description: 'S3 events the ingest function gave up on' });
 
     this.acknowledgeCdkInternals();

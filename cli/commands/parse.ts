@@ -7,16 +7,14 @@
 import { DISKPERF_METRICS, IOSTAT_METRICS, type IostatMetric } from '../../shared/metrics.ts';
 import type { DiskperfRun, IostatRun, ParsedFile, Run } from '../../shared/model.ts';
 import { isParseError, parseFile } from '../../shared/parsers/index.ts';
+import type { Output } from '../io.ts';
 import { renderTable } from '../table.ts';
 
 export interface ParseCommandOptions {
   json?: boolean;
 }
 
-export interface Output {
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { Output };
 
 export async function parseCommand(files: readonly string[], options: ParseCommandOptions, io: Output): Promise<number> {
   let failures = 0;

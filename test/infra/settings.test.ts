@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LAB_DEFAULTS } from '../../shared/config.ts';
 import { buildLab } from '../../infra/lab.ts';
-import { LabSettingsError, labSettings, stackNameOf } from '../../infra/settings.ts';
-import { testApp } from './synth.ts';
+import { API_DEFAULTS, LabSettingsError, labSettings, stackNameOf } from '../../infra/settings.ts';
+import { buildTestLab, testApp } from './synth.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -27,18 +27,19 @@ function errorOf(values: Record<string, unknown>): LabSettingsError {
 }
 
 describe('lab settings', () => {
-  it('uses LAB_DEFAULTS for everything but the lab name', () => {
-    expect(labSettings({ lab: 'alpha' })).toEqual({ lab: 'alpha', ...LAB_DEFAULTS });
+  it('uses LAB_DEFAULTS and API_DEFAULTS for everything but the lab name', () => {
+    expect(labSettings({ lab: 'alpha' })).toEqual({ lab: 'alpha', ...LAB_DEFAULTS, ...API_DEFAULTS });
+    expect(API_DEFAULTS).toEqual({ apiRateLimit: 50, apiBurstLimit: 100 });
     expect(labSettings({ lab: 'alpha' }).alarmEmail).toBeUndefined();
     expect(stackNameOf('alpha')).toBe('Benchdrop-alpha');
   });
 
   it('reads command-line strings and cdk.json values alike', () => {
-    const expected = { lab: 'lab-2', maxUploadMB: 200, noncurrentVersionDays: 30, alarmEmail: 'ops@example.org', retainData: false, deletionProtection: false };
-    expect(labSettings({ lab: 'lab-2', maxUploadMB: '200', noncurrentVersionDays: '30', alarmEmail: 'ops@example.org', retainData: 'false', deletionProtection: 'FALSE' })).toEqual(expected);
-    expect(labSettings({ lab: 'lab-2', maxUploadMB: 200, noncurrentVersionDays: 30, alarmEmail: ' ops@example.org ', retainData: false, deletionProtection: false })).toEqual(expected);
+    const expected = { lab: 'lab-2', maxUploadMB: 200, noncurrentVersionDays: 30, alarmEmail: 'ops@example.org', retainData: false, deletionProtection: false, apiRateLimit: 20, apiBurstLimit: 40 };
+    expect(labSettings({ lab: 'lab-2', maxUploadMB: '200', noncurrentVersionDays: '30', alarmEmail: 'ops@example.org', retainData: 'false', deletionProtection: 'FALSE', apiRateLimit: '20', apiBurstLimit: ' 40 ' })).toEqual(expected);
+    expect(labSettings({ lab: 'lab-2', maxUploadMB: 200, noncurrentVersionDays: 30, alarmEmail: ' ops@example.org ', retainData: false, deletionProtection: false, apiRateLimit: 20, apiBurstLimit: 40 })).toEqual(expected);
     // `-c alarmEmail=` (empty) means unset.
-    expect(labSettings({ lab: 'x', alarmEmail: '', maxUploadMB: '' })).toEqual({ lab: 'x', ...LAB_DEFAULTS });
+    expect(labSettings({ lab: 'x', alarmEmail: '', maxUploadMB: '', apiRateLimit: '' })).toEqual({ lab: 'x', ...LAB_DEFAULTS, ...API_DEFAULTS });
     expect(labSettings({ lab: 'x', deletionProtection: 'false' }).retainData).toBe(true);
   });
 
@@ -78,10 +79,23 @@ describe('lab settings', () => {
     ['alarmEmail', 'not-an-email'],
     ['alarmEmail', 'a@b'],
     ['alarmEmail', 'two@example.org,three@example.org'],
+    ['apiRateLimit', '0'],
+    ['apiRateLimit', '2.5'],
+    ['apiRateLimit', 'fast'],
+    ['apiRateLimit', '10001'],
+    ['apiBurstLimit', '0'],
+    ['apiBurstLimit', -1],
+    ['apiBurstLimit', '5001'],
   ])('names the key of a bad value: %s=%j', (key, value) => {
     const error = errorOf({ lab: 'alpha', [key]: value });
     expect(error.key).toBe(key);
     expect(error.message).toMatch(new RegExp(`^context value ${key}=.* is invalid: expected `));
+  });
+
+  it('accepts API throttling up to the account-wide regional defaults (10,000 per second, burst 5,000)', () => {
+    expect(labSettings({ lab: 'alpha', apiRateLimit: '1', apiBurstLimit: '1' })).toMatchObject({ apiRateLimit: 1, apiBurstLimit: 1 });
+    expect(labSettings({ lab: 'alpha', apiRateLimit: 10_000, apiBurstLimit: 5_000 })).toMatchObject({ apiRateLimit: 10_000, apiBurstLimit: 5_000 });
+    expect(errorOf({ lab: 'alpha', apiRateLimit: '0' }).message).toBe('context value apiRateLimit=\'0\' is invalid: expected a whole number of requests per second from 1 to 10000 (default 50)');
   });
 
   it('refuses retainData=false while the table keeps its deletion protection', () => {
@@ -94,9 +108,9 @@ describe('lab settings', () => {
   it('reads the settings from the app context when none are given', () => {
     const { app, dispose } = testApp({ lab: 'delta', maxUploadMB: '64' });
     try {
-      const stack = buildLab(app);
+      const stack = buildTestLab(app);
       expect(stack.stackName).toBe('Benchdrop-delta');
-      expect(stack.settings).toEqual({ ...LAB_DEFAULTS, lab: 'delta', maxUploadMB: 64 });
+      expect(stack.settings).toEqual({ ...LAB_DEFAULTS, ...API_DEFAULTS, lab: 'delta', maxUploadMB: 64 });
     } finally {
       dispose();
     }

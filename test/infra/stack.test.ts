@@ -1,20 +1,24 @@
 /**
  * The per-lab stack: two labs (alpha with the defaults, beta with every setting
- * changed) synthesised into one App exactly as `cdk synth` would, minus bundling.
+ * changed) synthesised into one App exactly as `cdk synth` would, minus bundling
+ * (and with a stand-in API entry while functions/api/handler.ts does not exist).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { ROUTES } from '../../shared/api.ts';
 import { ENV, LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { createTableInput, INDEXES } from '../../shared/table.ts';
-import { buildLab } from '../../infra/lab.ts';
-import { labSettings } from '../../infra/settings.ts';
-import { INGEST, LAB_TAG } from '../../infra/stack.ts';
+import { API_DEFAULTS, labSettings } from '../../infra/settings.ts';
+import { API, API_ACCESS_LOG_FIELDS, INGEST, LAB_TAG, parseRouteKey } from '../../infra/stack.ts';
 import {
   acknowledgements,
   asArray,
+  buildTestLab,
   getAtt,
   labTag,
   only,
@@ -28,7 +32,16 @@ import {
 } from './synth.ts';
 
 const ALPHA = labSettings({ lab: 'alpha' });
-const BETA = labSettings({ lab: 'beta', maxUploadMB: '200', noncurrentVersionDays: '30', alarmEmail: 'ops@example.org', retainData: 'false', deletionProtection: 'false' });
+const BETA = labSettings({
+  lab: 'beta',
+  maxUploadMB: '200',
+  noncurrentVersionDays: '30',
+  alarmEmail: 'ops@example.org',
+  retainData: 'false',
+  deletionProtection: 'false',
+  apiRateLimit: '20',
+  apiBurstLimit: '40',
+});
 
 let synth: Synthesis;
 // One synth of both labs (a few seconds; more on a busy machine than the default hook timeout allows).
@@ -54,6 +67,12 @@ function ids(lab: string) {
     topic: logicalId(lab, stack.alarmTopic),
     role: logicalId(lab, stack.ingestRole),
     logGroup: logicalId(lab, stack.ingestLogs),
+    api: logicalId(lab, stack.api),
+    stage: logicalId(lab, stack.apiStage),
+    apiFunction: logicalId(lab, stack.apiFunction),
+    apiRole: logicalId(lab, stack.apiRole),
+    apiLogs: logicalId(lab, stack.apiLogs),
+    accessLogs: logicalId(lab, stack.apiAccessLogs),
   };
 }
 
@@ -80,18 +99,26 @@ describe('two labs in one app', () => {
       'AWS::SQS::QueuePolicy': 2,
       'AWS::DynamoDB::Table': 1,
       'AWS::Lambda::EventSourceMapping': 1,
-      'AWS::Logs::LogGroup': 1,
+      'AWS::Logs::LogGroup': 3,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::TopicPolicy': 1,
-      'AWS::CloudWatch::Alarm': 3,
+      'AWS::CloudWatch::Alarm': 5,
+      'AWS::ApiGatewayV2::Api': 1,
+      'AWS::ApiGatewayV2::Stage': 1,
+      'AWS::ApiGatewayV2::Integration': 1,
+      'AWS::ApiGatewayV2::Route': Object.keys(ROUTES).length,
+      'AWS::ApiGatewayV2::Authorizer': 0,
+      'AWS::Lambda::Permission': Object.keys(ROUTES).length,
     };
     for (const [type, count] of Object.entries(counts)) {
       template('alpha').resourceCountIs(type, count);
       template('beta').resourceCountIs(type, count);
     }
-    // The ingest function and CDK's bucket-notification handler; beta adds the
-    // provider that empties its buckets when the stack is deleted.
-    template('alpha').resourceCountIs('AWS::Lambda::Function', 2);
+    // The ingest and API functions and CDK's bucket-notification handler; beta adds
+    // the provider that empties its buckets when the stack is deleted.
+    template('alpha').resourceCountIs('AWS::Lambda::Function', 3);
+    template('alpha').resourceCountIs('AWS::IAM::Role', 3);
+    template('beta').resourceCountIs('AWS::IAM::Role', 4);
     template('alpha').resourceCountIs('Custom::S3AutoDeleteObjects', 0);
     template('beta').resourceCountIs('Custom::S3AutoDeleteObjects', 2);
     template('alpha').resourceCountIs('AWS::SNS::Subscription', 0);
@@ -105,7 +132,7 @@ describe('two labs in one app', () => {
         if (resource.Type.startsWith('Custom::')) continue; // their properties are inputs, e.g. the bucket to configure
         for (const name of NAME_PROPERTIES) {
           if (name === 'PolicyName' && resource.Type === 'AWS::IAM::Policy') continue; // inline policy name, local to its role
-          if (name === 'FunctionName' && resource.Type === 'AWS::Lambda::EventSourceMapping') continue; // a reference, not a name
+          if (name === 'FunctionName' && /^AWS::Lambda::(EventSourceMapping|Permission)$/.test(resource.Type)) continue; // a reference, not a name
           expect(resource.Properties?.[name], `${lab}: ${id}.${name}`).toBeUndefined();
         }
       }
@@ -113,12 +140,23 @@ describe('two labs in one app', () => {
   });
 
   it('tags every taggable resource with its own lab, so the two templates differ in their tags', () => {
-    const UNTAGGABLE = new Set(['AWS::S3::BucketPolicy', 'AWS::SQS::QueuePolicy', 'AWS::SNS::TopicPolicy', 'AWS::IAM::Policy', 'AWS::SNS::Subscription', 'Custom::S3BucketNotifications', 'Custom::S3AutoDeleteObjects']);
+    const UNTAGGABLE = new Set([
+      'AWS::S3::BucketPolicy',
+      'AWS::SQS::QueuePolicy',
+      'AWS::SNS::TopicPolicy',
+      'AWS::IAM::Policy',
+      'AWS::SNS::Subscription',
+      'Custom::S3BucketNotifications',
+      'Custom::S3AutoDeleteObjects',
+      'AWS::ApiGatewayV2::Route',
+      'AWS::ApiGatewayV2::Integration',
+      'AWS::Lambda::Permission',
+    ]);
     for (const lab of ['alpha', 'beta']) {
       // CDK's custom resource *providers* (beta's bucket emptier) are raw resources that
       // Tags.of cannot reach; CloudFormation still gives them the stack's tags.
       const tagged = resources(template(lab)).filter(([id, resource]) => !UNTAGGABLE.has(resource.Type) && !id.includes('CustomResourceProvider'));
-      expect(tagged.length).toBeGreaterThanOrEqual(14);
+      expect(tagged.length).toBeGreaterThanOrEqual(20);
       for (const [id, resource] of tagged) expect(labTag(resource), `${lab}: ${id} (${resource.Type})`).toBe(lab);
       // The stack itself carries the tag too (CloudFormation propagates stack tags).
       expect(synth.labs[lab].stack.tags.tagValues()).toMatchObject({ [LAB_TAG]: lab });
@@ -131,11 +169,13 @@ describe('two labs in one app', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       const outputs = (template(lab).toJSON() as { Outputs: Record<string, { Value: unknown; Export?: unknown }> }).Outputs;
-      expect(Object.keys(outputs).sort()).toEqual(['BucketName', 'DeadLetterQueueUrl', 'QueueUrl', 'TableName']);
+      expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'BucketName', 'DeadLetterQueueUrl', 'QueueUrl', 'TableName']);
       expect(outputs.BucketName.Value).toEqual(ref(i.bucket));
       expect(outputs.TableName.Value).toEqual(ref(i.table));
       expect(outputs.QueueUrl.Value).toEqual(ref(i.queue));
       expect(outputs.DeadLetterQueueUrl.Value).toEqual(ref(i.dlq));
+      // The $default stage's URL: https://API-ID.execute-api.REGION.amazonaws.com/
+      expect(outputs.ApiUrl.Value).toEqual({ 'Fn::Join': ['', ['https://', ref(i.api), '.execute-api.', ref('AWS::Region'), '.', ref('AWS::URLSuffix'), '/']] });
       for (const output of Object.values(outputs)) expect(output.Export).toBeUndefined();
     }
   });
@@ -362,6 +402,194 @@ describe('ingest function', () => {
   });
 });
 
+describe('HTTP API', () => {
+  const routes = (lab: string) => resources(template(lab), 'AWS::ApiGatewayV2::Route');
+
+  it('has exactly the routes of shared/api.ts ROUTES, each with IAM authorisation, and no $default route', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const all = routes(lab);
+      expect(all.map(([, r]) => r.Properties!.RouteKey).sort()).toEqual(Object.values(ROUTES).sort());
+      for (const [id, route] of all) {
+        expect(route.Properties!.AuthorizationType, `${lab}: ${id}`).toBe('AWS_IAM');
+        expect(route.Properties!.ApiId).toEqual(ref(ids(lab).api));
+        expect(route.Properties!.AuthorizerId).toBeUndefined();
+      }
+      expect(all.map(([, r]) => r.Properties!.RouteKey)).not.toContain('$default');
+    }
+  });
+
+  it('sends every route to the API function through one Lambda proxy integration (payload 2.0)', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const [integrationId, integration] = only(template(lab), 'AWS::ApiGatewayV2::Integration');
+      expect(integration.Properties).toEqual({ ApiId: ref(i.api), IntegrationType: 'AWS_PROXY', IntegrationUri: getAtt(i.apiFunction, 'Arn'), PayloadFormatVersion: '2.0' });
+      for (const [, route] of routes(lab)) expect(route.Properties!.Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
+    }
+  });
+
+  it('lets API Gateway invoke the function only through this API\'s routes', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const permissions = resources(template(lab), 'AWS::Lambda::Permission');
+      const paths = new Set(Object.values(ROUTES).map((key) => parseRouteKey(key).path));
+      for (const [id, permission] of permissions) {
+        const p = permission.Properties!;
+        expect(p.Action, id).toBe('lambda:InvokeFunction');
+        expect(p.Principal).toBe('apigateway.amazonaws.com');
+        expect(p.FunctionName).toEqual(getAtt(i.apiFunction, 'Arn'));
+        const parts = p.SourceArn['Fn::Join'][1];
+        expect(parts.slice(0, 8)).toEqual(['arn:', ref('AWS::Partition'), ':execute-api:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':', ref(i.api)]);
+        expect(parts).toHaveLength(9);
+        const [, stageAndMethod, path] = /^\/(\*\/\*)(\/.*)$/.exec(parts[8]) ?? [];
+        expect(stageAndMethod, parts[8]).toBe('*/*');
+        expect(paths).toContain(path);
+      }
+    }
+  });
+
+  it('is a plain HTTP API named after the lab, without CORS', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const api = props(lab, ids(lab).api);
+      expect(api.ProtocolType).toBe('HTTP');
+      expect(api.Name).toBe(`benchdrop-${lab}`);
+      expect(api.CorsConfiguration).toBeUndefined();
+      expect(api.Target).toBeUndefined(); // no quick-create $default route
+      expect(api.DisableExecuteApiEndpoint).toBeUndefined();
+    }
+  });
+
+  it('deploys the $default stage automatically, throttled by apiRateLimit and apiBurstLimit', () => {
+    for (const [lab, rate, burst] of [['alpha', API_DEFAULTS.apiRateLimit, API_DEFAULTS.apiBurstLimit], ['beta', 20, 40]] as const) {
+      const [, stage] = only(template(lab), 'AWS::ApiGatewayV2::Stage');
+      expect(stage.Properties!.ApiId).toEqual(ref(ids(lab).api));
+      expect(stage.Properties!.StageName).toBe('$default');
+      expect(stage.Properties!.AutoDeploy).toBe(true);
+      expect(stage.Properties!.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst });
+      expect(stage.Properties!.RouteSettings).toBeUndefined(); // no route escapes the stage limits
+    }
+    expect(API_DEFAULTS).toEqual({ apiRateLimit: 50, apiBurstLimit: 100 });
+  });
+
+  it('writes a JSON access log line per request to its own log group, kept a year', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const { AccessLogSettings } = props(lab, i.stage);
+      expect(AccessLogSettings.DestinationArn).toEqual(getAtt(i.accessLogs, 'Arn'));
+      expect(props(lab, i.accessLogs).RetentionInDays).toBe(365);
+
+      // Substitute what API Gateway would: a value for each quoted variable, a quoted
+      // and escaped string for messageString. The line must be one JSON object.
+      const format: string = AccessLogSettings.Format;
+      expect(format).not.toContain('\n');
+      const line = format.replace('$context.error.messageString', JSON.stringify('User: "x" is not authorized')).replace(/\$context\.[A-Za-z.]+/g, 'v');
+      const entry = JSON.parse(line) as Record<string, string>;
+      expect(Object.keys(entry)).toEqual([...Object.keys(API_ACCESS_LOG_FIELDS), 'error']);
+      expect(entry.error).toBe('User: "x" is not authorized');
+      expect(API_ACCESS_LOG_FIELDS).toMatchObject({
+        requestId: '$context.requestId',
+        ip: '$context.identity.sourceIp',
+        caller: '$context.identity.userArn',
+        routeKey: '$context.routeKey',
+        status: '$context.status',
+        latency: '$context.responseLatency',
+        integrationError: '$context.integrationErrorMessage',
+      });
+      for (const [name, variable] of Object.entries(API_ACCESS_LOG_FIELDS)) expect(format).toContain(`"${name}":"${variable}"`);
+    }
+    // The access log group is retained with the data, like the function logs.
+    template('alpha').hasResource('AWS::Logs::LogGroup', { Properties: { RetentionInDays: 365, Tags: Match.anyValue() }, DeletionPolicy: 'Retain' });
+    template('beta').hasResource('AWS::Logs::LogGroup', { Properties: { RetentionInDays: 365, Tags: Match.anyValue() }, DeletionPolicy: 'Delete' });
+  });
+
+  it('reads route keys as one method and a path', () => {
+    expect(parseRouteKey('GET /runs/{id}')).toEqual({ method: 'GET', path: '/runs/{id}' });
+    expect(parseRouteKey('POST /uploads')).toEqual({ method: 'POST', path: '/uploads' });
+    for (const bad of ['$default', 'GET', 'GET runs', 'FETCH /runs', 'ANY /runs', 'GET /runs extra']) expect(() => parseRouteKey(bad), bad).toThrow(/not a route key/);
+  });
+});
+
+describe('API function', () => {
+  it('runs like the ingest function (arm64, same runtime, bundled ESM) with 512 MB and 10 seconds', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const fn = props(lab, i.apiFunction);
+      expect(fn.Architectures).toEqual(['arm64']);
+      expect(fn.Runtime).toBe(props(lab, i.ingest).Runtime);
+      expect(fn.MemorySize).toBe(512);
+      expect(fn.Timeout).toBe(10);
+      expect(API.timeout.toSeconds()).toBe(10);
+      expect(fn.Handler).toBe('index.handler');
+      expect(fn.Role).toEqual(getAtt(i.apiRole, 'Arn'));
+      expect(fn.LoggingConfig.LogGroup).toEqual(ref(i.apiLogs));
+      expect(props(lab, i.apiLogs).RetentionInDays).toBe(props(lab, i.logGroup).RetentionInDays);
+    }
+  });
+
+  it('gets the table, bucket, size limit, lab and its Powertools service name in its environment', () => {
+    for (const [lab, maxUploadMB] of [['alpha', LAB_DEFAULTS.maxUploadMB], ['beta', 200]] as const) {
+      const i = ids(lab);
+      expect(props(lab, i.apiFunction).Environment.Variables).toEqual({
+        [ENV.tableName]: ref(i.table),
+        [ENV.bucketName]: ref(i.bucket),
+        [ENV.maxUploadBytes]: String(maxUploadMB * MB),
+        [ENV.lab]: lab,
+        POWERTOOLS_SERVICE_NAME: 'benchdrop-api',
+        POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+    }
+  });
+
+  it('has least privilege: table and index reads (no Scan, no writes), PutObject on the bucket\'s objects, its own log group', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const role = props(lab, i.apiRole);
+      expect(role.ManagedPolicyArns).toBeUndefined();
+      expect(role.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
+      const policies = resources(template(lab), 'AWS::IAM::Policy').filter(([, p]) => asArray(p.Properties!.Roles).some((r) => JSON.stringify(r) === JSON.stringify(ref(i.apiRole))));
+      expect(policies).toHaveLength(1);
+      expect(policies[0][1].Properties!.Roles).toEqual([ref(i.apiRole)]);
+      const statements: { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown }[] = policies[0][1].Properties!.PolicyDocument.Statement;
+
+      const join = (...parts: unknown[]) => JSON.stringify({ 'Fn::Join': ['', parts] });
+      const allowed = new Map<string, RegExp>([
+        [JSON.stringify(getAtt(i.table, 'Arn')), /^dynamodb:(BatchGetItem|GetItem|Query)$/],
+        ...Object.values(INDEXES).map((index) => [join(getAtt(i.table, 'Arn'), `/index/${index.name}`), /^dynamodb:Query$/] as [string, RegExp]),
+        [join(getAtt(i.bucket, 'Arn'), '/*'), /^s3:PutObject$/],
+        [JSON.stringify(getAtt(i.apiLogs, 'Arn')), /^logs:(CreateLogStream|PutLogEvents)$/],
+        [join('arn:', ref('AWS::Partition'), ':logs:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':log-group:', ref(i.apiLogs)), /^logs:(CreateLogStream|PutLogEvents)$/],
+      ]);
+      const granted = new Map<string, Set<string>>();
+      const actions: string[] = [];
+      for (const statement of statements) {
+        expect(statement.Effect).toBe('Allow');
+        for (const resource of asArray(statement.Resource)) {
+          const key = JSON.stringify(resource);
+          expect(key, 'a resource outside the lab').not.toBe('"*"');
+          const pattern = allowed.get(key);
+          expect(pattern, `unexpected resource ${key}`).toBeDefined();
+          for (const action of asArray(statement.Action)) {
+            expect(action).not.toContain('*');
+            expect(action, `${action} on ${key}`).toMatch(pattern!);
+            actions.push(action);
+            if (!granted.has(key)) granted.set(key, new Set());
+            granted.get(key)!.add(action);
+          }
+        }
+      }
+      // Spelled out, whatever the patterns above allow: reads only.
+      const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem|TransactWriteItems|PartiQL\w+|Scan|\w*Table\w*)$/;
+      expect(actions.filter((action) => WRITES.test(action))).toEqual([]);
+      expect(actions.filter((action) => action.startsWith('s3:'))).toEqual(['s3:PutObject']);
+      // What the handler needs is there.
+      expect([...granted.get(JSON.stringify(getAtt(i.table, 'Arn')))!].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+      for (const index of Object.values(INDEXES)) expect([...granted.get(join(getAtt(i.table, 'Arn'), `/index/${index.name}`))!]).toEqual(['dynamodb:Query']);
+      expect([...granted.get(join(getAtt(i.bucket, 'Arn'), '/*'))!]).toEqual(['s3:PutObject']);
+    }
+  });
+});
+
 describe('table', () => {
   it('has exactly the keys and indexes of shared/table.ts, all strings, projection ALL', () => {
     const expected = createTableInput('unused');
@@ -395,7 +623,9 @@ describe('table', () => {
 });
 
 describe('alarms', () => {
-  const alarm = (lab: string, metricName: string) => only(template(lab), 'AWS::CloudWatch::Alarm', (r) => r.Properties?.MetricName === metricName)[1].Properties!;
+  const alarm = (lab: string, metricName: string, pick: (alarm: CfnResource) => boolean = () => true) =>
+    only(template(lab), 'AWS::CloudWatch::Alarm', (r) => r.Properties?.MetricName === metricName && pick(r))[1].Properties!;
+  const ofFunction = (id: string) => (r: CfnResource) => JSON.stringify(r.Properties?.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: ref(id) }]);
 
   it('fire on any message in the dead-letter queue', () => {
     for (const lab of ['alpha', 'beta']) {
@@ -413,7 +643,7 @@ describe('alarms', () => {
   it('fire on any ingest function error or throttle', () => {
     for (const lab of ['alpha', 'beta']) {
       for (const metricName of ['Errors', 'Throttles']) {
-        expect(alarm(lab, metricName)).toMatchObject({
+        expect(alarm(lab, metricName, ofFunction(ids(lab).ingest))).toMatchObject({
           Namespace: 'AWS/Lambda',
           Dimensions: [{ Name: 'FunctionName', Value: ref(ids(lab).ingest) }],
           Statistic: 'Sum',
@@ -441,6 +671,27 @@ describe('alarms', () => {
       expect(allow).toMatchObject({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish', Resource: ref(i.topic) });
       expect(allow.Condition.ArnEquals['aws:SourceArn']).toEqual(expect.arrayContaining(alarms.map(([id]) => getAtt(id, 'Arn'))));
       expect(allow.Condition.ArnEquals['aws:SourceArn']).toHaveLength(alarms.length);
+    }
+  });
+
+  it('fire on any 5xx answer of the API and any API function error', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      expect(alarm(lab, '5xx')).toMatchObject({
+        Namespace: 'AWS/ApiGateway',
+        Dimensions: [{ Name: 'ApiId', Value: ref(i.api) }],
+        Statistic: 'Sum',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(alarm(lab, 'Errors', ofFunction(i.apiFunction))).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        Statistic: 'Sum',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        TreatMissingData: 'notBreaching',
+      });
     }
   });
 
@@ -473,8 +724,11 @@ describe('cdk-nag AwsSolutions', () => {
         [
           `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole] @ ${root.node.path}/BucketNotificationsHandler050a0587b7544547bf325f094a3db834/Role/Resource`,
           `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/*] @ ${root.node.path}/IngestRole/DefaultPolicy/Resource`,
+          `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/*] @ ${root.node.path}/ApiRole/DefaultPolicy/Resource`,
         ].sort(),
       );
+      // API Gateway access logging (APIG1) and authorisation (APIG4) are satisfied, not acknowledged.
+      expect(findings.filter((f) => f.startsWith('AwsSolutions-APIG'))).toEqual([]);
       const acks = acknowledgements(synth.app).filter((a) => a.path.startsWith(`${root.node.path}/`));
       expect(acks.map((a) => a.id).sort()).toEqual(findings.map((f) => f.split(' @ ')[0]).sort());
       for (const ack of acks) {
@@ -487,9 +741,20 @@ describe('cdk-nag AwsSolutions', () => {
   it('fails the synth on a finding nobody acknowledged', () => {
     const { app, dispose } = testApp();
     try {
-      const stack = buildLab(app, labSettings({ lab: 'gamma' }));
+      const stack = buildTestLab(app, labSettings({ lab: 'gamma' }));
       new sqs.Queue(stack, 'StrayQueue'); // no DLQ, no SSL policy
       expect(() => app.synth()).toThrow(/AwsSolutions-SQS3[\s\S]*StrayQueue|StrayQueue[\s\S]*AwsSolutions-SQS3/);
+    } finally {
+      dispose();
+    }
+  });
+
+  it('fails the synth on an API route without authorisation', () => {
+    const { app, dispose } = testApp();
+    try {
+      const stack = buildTestLab(app, labSettings({ lab: 'gamma' }));
+      stack.api.addRoutes({ path: '/open', integration: new HttpLambdaIntegration('Open', stack.apiFunction), authorizer: new HttpNoneAuthorizer() });
+      expect(() => app.synth()).toThrow(/AwsSolutions-APIG4[\s\S]*ANY--open|ANY--open[\s\S]*AwsSolutions-APIG4/);
     } finally {
       dispose();
     }

@@ -1,0 +1,98 @@
+/**
+ * The `benchdrop` command line: each command lives in cli/commands/; this file
+ * wires them into commander. runCli() runs one command line in-process and
+ * returns its exit code, so main.ts and the tests drive the very same program.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { FORMATS } from '../shared/model.ts';
+import { METRIC_SPEC_HELP } from '../shared/compare.ts';
+import { compareCommand } from './commands/compare.ts';
+import { devicesCommand } from './commands/devices.ts';
+import { parseCommand } from './commands/parse.ts';
+import { runsCommand } from './commands/runs.ts';
+import { DEFAULT_TIMEOUT_S, uploadCommand, type UploadDeps } from './commands/upload.ts';
+import { processOutput, type Output } from './io.ts';
+
+function apiOptions(command: Command): Command {
+  return command
+    .option('--api <url>', 'the lab API (default: $BENCHDROP_API), e.g. http://127.0.0.1:8787')
+    .option('--stack <name>', 'an AWS lab: read ApiUrl and BucketName from this CloudFormation stack, e.g. Benchdrop-mylab')
+    .option('--region <region>', 'AWS region of the stack and API (default: from the API URL, AWS_REGION or your profile)');
+}
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, setExitCode: (code: number) => void = (code) => (process.exitCode = code)): Command {
+  const program = new Command('benchdrop')
+    .description('Disk benchmark logs (IRIX diskperf, iostat from Solaris/illumos, Linux, FreeBSD) in, honest comparisons out.')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });
+
+  program
+    .command('parse')
+    .description('parse log files offline and show what benchdrop reads from them')
+    .argument('<file...>', 'log files (plain or .gz)')
+    .option('--json', 'print the canonical records as JSON')
+    .action(async (files: string[], options: { json?: boolean }) => {
+      setExitCode(await parseCommand(files, options, io));
+    });
+
+  apiOptions(
+    program
+      .command('upload')
+      .description('upload log files to the lab\'s bucket (key <device or folder>/<file name>), optionally waiting until they are parsed')
+      .argument('<file...>', 'log files (plain or .gz)')
+      .option('--device <label>', 'device label for every run in these files (S3 metadata `device`; also the key\'s folder)')
+      .option('--tag <key=value>', 'a tag for class comparisons, e.g. --tag interface=SAS --tag rpm=10000 (repeatable)', collect)
+      .option('--wait', 'wait until the pipeline has parsed each file, and print its runs or why it failed')
+      .option('--timeout <seconds>', `how long --wait waits (default ${DEFAULT_TIMEOUT_S})`)
+      .option('--bucket <name>', 'the drop bucket (default: $BENCHDROP_BUCKET, or the stack\'s)')
+      .option('--endpoint <url>', 'S3 endpoint of a local lab, e.g. http://127.0.0.1:4569 (default: $BENCHDROP_S3_ENDPOINT)'),
+  ).action(async (files: string[], options) => {
+    setExitCode(await uploadCommand(files, options, io, deps));
+  });
+
+  apiOptions(program.command('devices').description('list the device labels the lab knows').option('--json', 'print the API\'s JSON')).action(async (options) => {
+    setExitCode(await devicesCommand(options, io, deps));
+  });
+
+  apiOptions(
+    program
+      .command('runs')
+      .description('list runs, with the run ids compare takes (run=ID)')
+      .option('--device <glob>', 'only devices matching this glob, e.g. "sas*"')
+      .addOption(new Option('--format <format>', 'only runs of this format').choices(FORMATS))
+      .option('--limit <n>', 'at most this many runs (API default 100, at most 500)')
+      .option('--json', 'print the API\'s JSON'),
+  ).action(async (options) => {
+    setExitCode(await runsCommand(options, io, deps));
+  });
+
+  apiOptions(
+    program
+      .command('compare')
+      .description('how many times better A is than B, per point and overall, with an interval when each side has 2+ runs')
+      .argument('<a>', 'selector for A: device=GLOB (or a bare GLOB), tag.KEY=VALUE, run=ID, host=GLOB, format=F, context~TEXT; comma-separated terms all hold')
+      .argument('<b>', 'selector for B, same grammar')
+      .option('--metric <metric>', `${METRIC_SPEC_HELP} (default all)`)
+      .option('--json', 'print the API\'s Comparison JSON unchanged'),
+  ).action(async (a: string, b: string, options) => {
+    setExitCode(await compareCommand(a, b, options, io, deps));
+  });
+
+  return program;
+}
+
+/** Runs one command line (arguments after the program name) and returns its exit code. */
+export async function runCli(args: readonly string[], io: Output = processOutput, deps: UploadDeps = {}): Promise<number> {
+  let code = 0;
+  const program = buildProgram(io, deps, (c) => (code = c));
+  try {
+    await program.parseAsync([...args], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    throw error;
+  }
+  return code;
+}

@@ -1,0 +1,127 @@
+/**
+ * HTTP plumbing of the API function: JSON answers, the error shape of the
+ * contract (`{"error":{"code","message"}}`), query and body validation that
+ * names the parameter and what it allows, and the middleware that turns every
+ * thrown error into an answer (a 500 never says more than "internal error").
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type * as z from 'zod';
+import { MAX_PAGE, type ApiError } from '../../shared/api.ts';
+import { CompareError, METRIC_SPEC_HELP } from '../../shared/compare.ts';
+import { FORMATS } from '../../shared/model.ts';
+import { MAX_SELECTOR_LENGTH, SELECTOR_HELP, SelectorError } from '../../shared/selectors.ts';
+import { ReadLimitError } from '../../shared/store/read.ts';
+import { UPLOAD_STATUSES } from '../../shared/store/records.ts';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' } as const;
+
+export function json(statusCode: number, body: unknown): ApiResult {
+  return { statusCode, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
+}
+
+export function errorResult(statusCode: number, code: string, message: string): ApiResult {
+  const body: ApiError = { error: { code, message } };
+  return json(statusCode, body);
+}
+
+/** An error with its HTTP answer: thrown by routes, answered by apiErrors(). */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string) => new HttpError(400, 'bad_request', message);
+export const notFound = (message: string) => new HttpError(404, 'not_found', message);
+
+/** What each parameter allows, said when a value is refused. */
+const ALLOWED: Record<string, string> = {
+  device: 'a device label or pattern (* and ? as wildcards), 1-128 characters',
+  format: `one of ${FORMATS.join(', ')}`,
+  limit: `a whole number from 1 to ${MAX_PAGE}`,
+  status: `one of ${UPLOAD_STATUSES.join(', ')}`,
+  a: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
+  b: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
+  metric: METRIC_SPEC_HELP,
+  key: 'an object key of 1 to 1024 bytes without control characters',
+  device_: 'a device label of 1-128 characters',
+  tags: 'an object of tag names to values, e.g. {"interface":"SAS","rpm":"10000"}',
+  size: 'the number of bytes to upload, a whole number',
+};
+
+function quote(value: unknown): string {
+  if (value === undefined) return '';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return ` (got ${JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text)})`;
+}
+
+/** One sentence for the first issue: `<param>: <what is wrong or allowed>`. */
+function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, where: 'query' | 'body', allowedKeys: readonly string[]): string {
+  if (issue.code === 'unrecognized_keys') {
+    const noun = where === 'query' ? 'parameter' : 'field';
+    return `${issue.keys.join(', ')}: unknown ${noun}${issue.keys.length > 1 ? 's' : ''}; expected ${allowedKeys.join(', ')}`;
+  }
+  const param = String(issue.path[0] ?? where);
+  const value = input[param];
+  if (issue.path.length === 0) return `${where}: expected a JSON object with ${allowedKeys.join(', ')}`;
+  if (issue.code === 'invalid_type' && value === undefined) return `${param}: required; expected ${allowedFor(param, where)}`;
+  if (issue.code === 'custom') return `${param}: ${issue.message}${quote(value)}`;
+  return `${param}: expected ${allowedFor(param, where)}${quote(value)}`;
+}
+
+const allowedFor = (param: string, where: 'query' | 'body') => (where === 'body' && param === 'device' ? ALLOWED['device_']! : (ALLOWED[param] ?? 'a valid value'));
+
+/** The query parameters, validated: unknown ones and bad values are a 400 naming them. */
+export function parseQuery<S extends z.ZodObject>(schema: S, event: ApiEvent): z.output<S> {
+  const input: Record<string, unknown> = { ...(event.queryStringParameters ?? {}) };
+  const result = schema.strict().safeParse(input);
+  if (!result.success) throw badRequest(describeIssue(result.error.issues[0]!, input, 'query', Object.keys(schema.shape)));
+  return result.data as z.output<S>;
+}
+
+/** The JSON body (parsed by http-json-body-parser), validated like a query. */
+export function parseBody<S extends z.ZodObject>(schema: S, body: unknown): z.output<S> {
+  const input = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const result = schema.strict().safeParse(body);
+  if (!result.success) throw badRequest(describeIssue(result.error.issues[0]!, input, 'body', Object.keys(schema.shape)));
+  return result.data as z.output<S>;
+}
+
+/** A refused request, as it goes to the log (no user data beyond the route). */
+export interface ErrorLog {
+  error(message: string, details: Record<string, unknown>): void;
+  info(message: string, details: Record<string, unknown>): void;
+}
+
+/** The answer for any error a route throws. */
+export function answerFor(error: unknown): { result: ApiResult; internal: boolean } {
+  if (error instanceof HttpError) return { result: errorResult(error.statusCode, error.code, error.message), internal: false };
+  if (error instanceof SelectorError || error instanceof CompareError || error instanceof ReadLimitError) return { result: errorResult(400, 'bad_request', error.message), internal: false };
+  const middy = error as { statusCode?: number; cause?: { package?: string } };
+  if (middy?.cause?.package === '@middy/http-json-body-parser' && (middy.statusCode === 415 || middy.statusCode === 422)) {
+    return { result: errorResult(400, 'bad_request', 'body: expected a JSON object with key, device?, tags?, size?'), internal: false };
+  }
+  return { result: errorResult(500, 'internal', 'internal error'), internal: true };
+}
+
+/** Every error becomes a contract answer; unexpected ones are logged, never echoed. */
+export function apiErrors(log: ErrorLog): MiddlewareObj<ApiEvent, ApiResult> {
+  return {
+    onError: (request) => {
+      const { result, internal } = answerFor(request.error);
+      const route = `${request.event.requestContext?.http?.method ?? '?'} ${request.event.requestContext?.http?.path ?? '?'}`;
+      if (internal) log.error('request failed', { route, error: request.error });
+      else log.info('request refused', { route, status: result.statusCode, reason: (JSON.parse(result.body!) as ApiError).error.message });
+      request.response = result;
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * The routes of shared/api.ts: validate, call shared/, shape the answer.
+ */
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { CompareQuery, CreateUploadBody, RunsQuery, UploadsQuery, type PresignedUpload, type RunDetail } from '../../shared/api.ts';
+import { compareSelections, type Comparison, type MetricSpec } from '../../shared/compare.ts';
+import { LabelError, parseTags } from '../../shared/labels.ts';
+import { parseSelector, SelectorError, type Selector } from '../../shared/selectors.ts';
+import { getRun, listDevices, listRuns, listUploads, ReadLimitError, ReadSession, resolveSelector, type ReadStore } from '../../shared/store/read.ts';
+import { badRequest, json, notFound, parseBody, parseQuery, type ApiEvent, type ApiResult } from './http.ts';
+
+export interface ApiDeps extends ReadStore {
+  s3: S3Client;
+  /** The lab's upload bucket (presigned PUTs go there). */
+  bucket: string;
+  /** Largest upload the lab ingests, in bytes. */
+  maxUploadBytes: number;
+}
+
+/** Presigned PUTs live this long (seconds). */
+export const UPLOAD_URL_SECONDS = 900;
+const RUN_ID = /^r[0-9a-f]{24}$/;
+
+export async function devices(_event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
+  return json(200, { devices: await listDevices(deps) });
+}
+
+export async function runs(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
+  const query = parseQuery(RunsQuery, event);
+  return json(200, { runs: await listRuns(deps, query) });
+}
+
+export async function run(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
+  const id = event.pathParameters?.['id'] ?? '';
+  if (!RUN_ID.test(id)) throw badRequest(`id: a run id is r followed by 24 hex digits${id ? ` (got ${JSON.stringify(id.slice(0, 40))})` : ''}`);
+  const detail: RunDetail | undefined = await getRun(deps, id);
+  if (detail === undefined) throw notFound(`run ${id} does not exist (or is still being written)`);
+  return json(200, detail);
+}
+
+function selectorParam(name: 'a' | 'b', text: string): Selector {
+  try {
+    return parseSelector(text);
+  } catch (error) {
+    if (error instanceof SelectorError) throw badRequest(`${name}: ${error.message}`);
+    throw error;
+  }
+}
+
+async function resolveParam(name: 'a' | 'b', deps: ApiDeps, selector: Selector, session: ReadSession) {
+  try {
+    return await resolveSelector(deps, selector, session);
+  } catch (error) {
+    if (error instanceof ReadLimitError) throw badRequest(`${name}: ${error.message}`);
+    throw error;
+  }
+}
+
+export async function compare(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
+  const query = parseQuery(CompareQuery, event);
+  const a = selectorParam('a', query.a);
+  const b = selectorParam('b', query.b);
+  // One session: a device or run both sides name is read once.
+  const session = new ReadSession(deps);
+  const [oa, ob] = await Promise.all([resolveParam('a', deps, a, session), resolveParam('b', deps, b, session)]);
+  const comparison: Comparison = compareSelections(oa, ob, { metric: query.metric as MetricSpec, selectors: { a: a.text, b: b.text } });
+  return json(200, comparison);
+}
+
+export async function uploads(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
+  const query = parseQuery(UploadsQuery, event);
+  return json(200, { uploads: await listUploads(deps, query) });
+}
+
+/** Printable ASCII: what an `x-amz-meta-*` header carries unchanged. */
+const HEADER_VALUE = /^[\x20-\x7e]*$/;
+
+export async function createUpload(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
+  const body = parseBody(CreateUploadBody, (event as { body?: unknown }).body);
+  if (body.size !== undefined && body.size > deps.maxUploadBytes) {
+    throw badRequest(`size: ${body.size} bytes is more than this lab's limit of ${deps.maxUploadBytes} bytes`);
+  }
+  const headers: Record<string, string> = {};
+  if (body.device !== undefined) {
+    if (!HEADER_VALUE.test(body.device) || body.device.trim() === '') throw badRequest('device: printable ASCII characters only (other names can be the first folder of the key)');
+    headers['x-amz-meta-device'] = body.device;
+  }
+  if (body.tags !== undefined && Object.keys(body.tags).length > 0) {
+    const text = Object.entries(body.tags)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(';');
+    try {
+      // Refused here rather than by ingestion after the upload.
+      parseTags(text);
+    } catch (error) {
+      if (error instanceof LabelError) throw badRequest(`tags: ${error.message}`);
+      throw error;
+    }
+    headers['x-amz-meta-tags'] = text;
+  }
+  const metadata: Record<string, string> = {};
+  if (headers['x-amz-meta-device'] !== undefined) metadata['device'] = headers['x-amz-meta-device'];
+  if (headers['x-amz-meta-tags'] !== undefined) metadata['tags'] = headers['x-amz-meta-tags'];
+  const url = await getSignedUrl(deps.s3, new PutObjectCommand({ Bucket: deps.bucket, Key: body.key, ...(Object.keys(metadata).length > 0 ? { Metadata: metadata } : {}) }), {
+    expiresIn: UPLOAD_URL_SECONDS,
+    // Signed as headers, not hoisted into the URL: the client must send them as given.
+    unhoistableHeaders: new Set(Object.keys(headers)),
+  });
+  const answer: PresignedUpload = { url, method: 'PUT', headers, bucket: deps.bucket, key: body.key, expiresIn: UPLOAD_URL_SECONDS };
+  return json(200, answer);
+}

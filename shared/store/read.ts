@@ -1,0 +1,429 @@
+/**
+ * The read side of the store: what the API answers from. Queries and key reads
+ * only, never a Scan; every read is bounded by what the request names.
+ *
+ * - Devices: the DEVICES partition (one Query, paged).
+ * - Runs by device: the byDevice index holds diskperf run META items (written
+ *   last, so always complete) and iostat SERIES items (written before their
+ *   run's META): a series counts only when its run's META exists, checked with
+ *   one BatchGet of the distinct runs. Half-written runs are never visible.
+ * - A selector (shared/selectors.ts) is resolved from its plan: one run, one
+ *   exact device label, the labels with a literal prefix, or all labels, each
+ *   label read through byDevice; the terms are then checked on every candidate.
+ *
+ * Reads per selector (what GET /compare costs, per side; a label both sides
+ * name is read once):
+ *   run=ID            1 GetItem (+ SERIES pages for an iostat run of more than
+ *                     MAX_SERIES_IN_META series)
+ *   device=LABEL      the byDevice pages of that label
+ *   device=PRE*       the DEVICES pages under that prefix + the byDevice pages of
+ *                     each label matching the pattern
+ *   otherwise         the DEVICES pages (one page holds thousands of labels) +
+ *                     the byDevice pages of each label the device terms allow
+ *   + for iostat      ceil(distinct runs of the series that pass every term but
+ *                     context~ / 100) BatchGets of their META heads
+ * Unrelated devices add nothing, except to the DEVICES pages of a selector
+ * whose device pattern starts with a wildcard, and a selector without a device
+ * term (only tag., host=, format=, context~) reads every label: there is no
+ * index by tag. Labels (MAX_LABELS), index entries read (MAX_CANDIDATES) and
+ * observations (MAX_OBSERVATIONS) per selector are capped: a ReadLimitError.
+ *
+ * GET /runs reads the same labels, at most `limit` entries of each (newest
+ * first, merged), then one BatchGet per 100 iostat runs among the answer.
+ */
+import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DeviceEntry, RunDetail, RunListing, UploadListing } from '../api.ts';
+import { diskperfObservation, iostatObservation, type Observation } from '../compare.ts';
+import type { Format } from '../model.ts';
+import { globToRegExp, matches, planSelector, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
+import { INDEXES } from '../table.ts';
+import { devicePk, DEVICES_PK, runPk, RUN_META_SK } from './keys.ts';
+import { UPLOAD_STATUSES, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type UploadRecord, type UploadStatus } from './records.ts';
+
+export interface ReadStore {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+/** Device labels one selector (or one `device=` filter) may reach. */
+export const MAX_LABELS = 1000;
+/** Index entries one selector may read before its terms are checked. */
+export const MAX_CANDIDATES = 10_000;
+/** Observations one side of a comparison may hold. */
+export const MAX_OBSERVATIONS = 1000;
+/** SERIES items returned with one run (its META says how many there are: seriesCount). */
+export const MAX_SERIES_IN_DETAIL = 1000;
+/** byDevice queries in flight at once. */
+const CONCURRENCY = 8;
+const BATCH_GET_SIZE = 100;
+const MAX_BATCH_ATTEMPTS = 8;
+
+/** A request reads more than the API allows: a 400 telling the caller to narrow it. */
+export class ReadLimitError extends Error {
+  override readonly name = 'ReadLimitError';
+}
+
+/** What a byDevice entry is: a diskperf run (its META) or an iostat series. */
+type IndexedItem = DiskperfRunItem | SeriesItem;
+
+/** The part of a run's META the readers need beside an iostat series. */
+interface RunHead {
+  runId: string;
+  format: Format;
+  label: string;
+  name: string;
+  host?: string;
+  tags: Record<string, string>;
+  context: string[];
+  source: ObjectRef;
+  time: string;
+  reports?: number;
+}
+
+const HEAD_ATTRIBUTES = ['runId', 'format', 'label', 'name', 'host', 'tags', 'context', 'source', 'time', 'reports'] as const;
+
+// ---------------------------------------------------------------- low level
+
+/** Every page of a query, or the first `max` items (more pages are read only while needed). */
+async function queryItems<T>(store: ReadStore, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, max = Infinity): Promise<T[]> {
+  const items: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(new QueryCommand({ ...input, TableName: store.tableName, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    items.push(...((page.Items ?? []) as T[]));
+    start = page.LastEvaluatedKey;
+  } while (start && items.length < max);
+  return items.length > max ? items.slice(0, max) : items;
+}
+
+/** Run heads by id (absent: no META, so no complete run), in BatchGets of 100 with UnprocessedKeys retried. */
+async function batchGetHeads(store: ReadStore, runIds: readonly string[], sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<Map<string, RunHead>> {
+  const out = new Map<string, RunHead>();
+  const names = Object.fromEntries(HEAD_ATTRIBUTES.map((a, i) => [`#a${i}`, a]));
+  for (let i = 0; i < runIds.length; i += BATCH_GET_SIZE) {
+    let keys: Record<string, unknown>[] = runIds.slice(i, i + BATCH_GET_SIZE).map((id) => ({ pk: runPk(id), sk: RUN_META_SK }));
+    for (let attempt = 1; keys.length > 0; attempt++) {
+      const result = await store.db.send(
+        new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: keys, ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } } }),
+      );
+      for (const item of (result.Responses?.[store.tableName] ?? []) as RunHead[]) out.set(item.runId, item);
+      keys = (result.UnprocessedKeys?.[store.tableName]?.Keys ?? []) as Record<string, unknown>[];
+      if (keys.length === 0) break;
+      if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${keys.length} keys unprocessed after ${MAX_BATCH_ATTEMPTS} attempts (throttled)`);
+      await sleep(Math.min(2000, 25 * 2 ** attempt) * (0.5 + Math.random()));
+    }
+  }
+  return out;
+}
+
+/** fn over items, `limit` at a time; after a failure no new item is started. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * The reads of one request, remembered: a label or run both sides of a
+ * comparison name is read once. Not shared between requests (data changes).
+ */
+export class ReadSession {
+  private readonly labelLists = new Map<string, Promise<string[]>>();
+  private readonly byDevice = new Map<string, Promise<IndexedItem[]>>();
+  private readonly heads = new Map<string, Promise<RunHead | undefined>>();
+
+  constructor(readonly store: ReadStore) {}
+
+  /** Device labels starting with `prefix` ('' for all), in label order. */
+  labels(prefix: string): Promise<string[]> {
+    let list = this.labelLists.get(prefix);
+    if (list === undefined) {
+      list = queryItems<{ sk: string }>(this.store, {
+        KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': DEVICES_PK, ...(prefix ? { ':prefix': prefix } : {}) },
+        ProjectionExpression: 'sk',
+      }).then((items) => items.map((i) => i.sk));
+      this.labelLists.set(prefix, list);
+    }
+    return list;
+  }
+
+  /** Every byDevice entry of a label (at most MAX_CANDIDATES + 1: more is an error for the caller). */
+  indexed(label: string): Promise<IndexedItem[]> {
+    let items = this.byDevice.get(label);
+    if (items === undefined) {
+      items = queryItems<IndexedItem>(
+        this.store,
+        { IndexName: INDEXES.byDevice.name, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': devicePk(label) }, ScanIndexForward: false },
+        MAX_CANDIDATES + 1,
+      );
+      this.byDevice.set(label, items);
+    }
+    return items;
+  }
+
+  /** Run heads (META exists) of these runs; one BatchGet per 100 runs not read yet. */
+  async runHeads(runIds: Iterable<string>): Promise<Map<string, RunHead>> {
+    const wanted = [...new Set(runIds)];
+    const missing = wanted.filter((id) => !this.heads.has(id));
+    if (missing.length > 0) {
+      const batch = batchGetHeads(this.store, missing);
+      for (const id of missing) {
+        const head = batch.then((found) => found.get(id));
+        // Awaited below one by one: the others must not be unhandled rejections when the read fails.
+        head.catch(() => undefined);
+        this.heads.set(id, head);
+      }
+    }
+    const out = new Map<string, RunHead>();
+    for (const id of wanted) {
+      const head = await this.heads.get(id)!;
+      if (head) out.set(id, head);
+    }
+    return out;
+  }
+}
+
+// ---------------------------------------------------------------- devices
+
+export async function listDevices(store: ReadStore): Promise<DeviceEntry[]> {
+  const items = await queryItems<{ sk: string; label?: string; format?: string; lastSeen?: string }>(store, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': DEVICES_PK },
+  });
+  return items.map((i) => ({ label: i.label ?? i.sk, format: i.format ?? 'unknown', lastSeen: i.lastSeen ?? '' }));
+}
+
+/** Where a device pattern's labels are: itself, under its literal prefix, or anywhere. */
+export type LabelPlan = { by: 'device'; exact: string } | { by: 'devicePrefix'; prefix: string } | { by: 'allDevices' };
+
+export function planLabels(glob: string | undefined): LabelPlan {
+  if (glob === undefined) return { by: 'allDevices' };
+  const wildcard = glob.search(/[*?]/);
+  if (wildcard === -1) return { by: 'device', exact: glob };
+  if (wildcard > 0) return { by: 'devicePrefix', prefix: glob.slice(0, wildcard) };
+  return { by: 'allDevices' };
+}
+
+/** The labels a plan reaches that every pattern matches; more than MAX_LABELS is a ReadLimitError. */
+async function labelsOf(session: ReadSession, plan: LabelPlan, globs: readonly string[], what: string): Promise<string[]> {
+  if (plan.by === 'device') return globs.every((g) => globToRegExp(g).test(plan.exact)) ? [plan.exact] : [];
+  const all = await session.labels(plan.by === 'devicePrefix' ? plan.prefix : '');
+  const labels = all.filter((label) => globs.every((g) => globToRegExp(g).test(label)));
+  if (labels.length > MAX_LABELS) throw new ReadLimitError(`${what} matches ${labels.length} device labels, more than ${MAX_LABELS}; narrow it (a longer literal prefix, or run=ID)`);
+  return labels;
+}
+
+// ---------------------------------------------------------------- runs
+
+export interface ListRunsOptions {
+  device?: string;
+  format?: Format;
+  limit: number;
+}
+
+/**
+ * Runs of the devices a pattern matches, newest first: one entry per diskperf
+ * run and per iostat series (what a selector matches), at most `limit`.
+ */
+export async function listRuns(store: ReadStore, options: ListRunsOptions): Promise<RunListing[]> {
+  const session = new ReadSession(store);
+  const globs = options.device !== undefined ? [options.device] : [];
+  const labels = await labelsOf(session, planLabels(options.device), globs, `device "${options.device ?? '*'}"`);
+  const perLabel = await mapLimit(labels, CONCURRENCY, (label) =>
+    queryItems<IndexedItem>(
+      store,
+      {
+        IndexName: INDEXES.byDevice.name,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': devicePk(label), ...(options.format ? { ':format': options.format } : {}) },
+        // A listing needs neither rows nor summaries.
+        ProjectionExpression: LISTING_ATTRIBUTES.map((_, i) => `#l${i}`).join(', '),
+        ExpressionAttributeNames: Object.fromEntries(LISTING_ATTRIBUTES.map((a, i) => [`#l${i}`, a])),
+        ...(options.format ? { FilterExpression: '#l3 = :format' } : {}),
+        ScanIndexForward: false,
+        Limit: options.limit,
+      },
+      options.limit,
+    ),
+  );
+  const newestFirst = perLabel
+    .flat()
+    .sort((x, y) => (x.gsi1sk < y.gsi1sk ? 1 : x.gsi1sk > y.gsi1sk ? -1 : 0) || deviceOf(x).localeCompare(deviceOf(y)))
+    .slice(0, options.limit);
+  const heads = await session.runHeads(newestFirst.filter((i) => i.type === 'series').map((i) => i.runId));
+  const out: RunListing[] = [];
+  for (const item of newestFirst) {
+    if (item.type === 'run') out.push(listing(item, item.label, item.time));
+    else {
+      const head = heads.get(item.runId);
+      if (head) out.push(listing(head, item.device, item.time));
+    }
+  }
+  return out;
+}
+
+/** What a listing reads of an index entry (#l3 is format, used by the filter). */
+const LISTING_ATTRIBUTES = ['type', 'runId', 'label', 'format', 'device', 'name', 'host', 'tags', 'context', 'source', 'time', 'gsi1sk'] as const;
+
+const deviceOf = (item: IndexedItem) => (item.type === 'run' ? item.label : item.device);
+
+function listing(run: RunHead | DiskperfRunItem, device: string, time: string): RunListing {
+  return {
+    runId: run.runId,
+    device,
+    format: run.format,
+    name: run.name,
+    ...(run.host !== undefined ? { host: run.host } : {}),
+    time,
+    tags: run.tags ?? {},
+    context: run.context ?? [],
+    source: { bucket: run.source.bucket, key: run.source.key, version: run.source.version },
+  };
+}
+
+/** A complete run (its META) and its series; undefined when there is no META (unknown or half-written). */
+export async function getRun(store: ReadStore, runId: string): Promise<RunDetail | undefined> {
+  const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK } }));
+  const run = meta.Item as RunItem | undefined;
+  if (run === undefined) return undefined;
+  if (run.format !== 'iostat') return { run, series: [] };
+  const series = await queryItems<SeriesItem>(
+    store,
+    { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': 'SERIES#' } },
+    MAX_SERIES_IN_DETAIL,
+  );
+  return { run, series };
+}
+
+// ---------------------------------------------------------------- uploads
+
+export interface ListUploadsOptions {
+  status?: UploadStatus;
+  limit: number;
+}
+
+/** Upload records, most recently updated first; without a status, every status merged. */
+export async function listUploads(store: ReadStore, options: ListUploadsOptions): Promise<UploadListing[]> {
+  const statuses = options.status ? [options.status] : [...UPLOAD_STATUSES];
+  const perStatus = await Promise.all(
+    statuses.map((status) =>
+      queryItems<UploadRecord>(
+        store,
+        { IndexName: INDEXES.byStatus.name, KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': `STATUS#${status}` }, ScanIndexForward: false, Limit: options.limit },
+        options.limit,
+      ),
+    ),
+  );
+  return perStatus
+    .flat()
+    .sort((x, y) => (x.gsi2sk < y.gsi2sk ? 1 : x.gsi2sk > y.gsi2sk ? -1 : 0))
+    .slice(0, options.limit)
+    .map((r) => ({
+      bucket: r.bucket,
+      key: r.key,
+      version: r.version,
+      status: r.status,
+      runCount: r.runCount ?? 0,
+      runIds: r.runIds ?? [],
+      ...(r.message !== undefined ? { message: r.message } : {}),
+      ...(r.line !== undefined ? { line: r.line } : {}),
+      ...(r.device !== undefined ? { device: r.device } : {}),
+      ...(r.format !== undefined ? { format: r.format } : {}),
+      updatedAt: r.updatedAt,
+    }));
+}
+
+// ---------------------------------------------------------------- selectors
+
+/**
+ * The observations a selector stands for: diskperf runs (rows per request size)
+ * and iostat series (summary means) whose candidate matches every term.
+ */
+export async function resolveSelector(store: ReadStore, selector: Selector, session = new ReadSession(store)): Promise<Observation[]> {
+  const plan = planSelector(selector);
+  const found = plan.by === 'run' ? await runCandidates(session, plan.runId) : await deviceCandidates(session, selector, plan);
+  const observations = found.filter((f) => matches(selector, f.candidate)).map((f) => f.observation());
+  if (observations.length > MAX_OBSERVATIONS) {
+    throw new ReadLimitError(`"${selector.text}" matches ${observations.length} runs and series, more than ${MAX_OBSERVATIONS}; narrow it with more terms`);
+  }
+  return observations;
+}
+
+interface Found {
+  candidate: SelectorCandidate;
+  observation: () => Observation;
+}
+
+function diskperfFound(run: DiskperfRunItem): Found {
+  return {
+    candidate: { device: run.label, runId: run.runId, ...(run.host !== undefined ? { host: run.host } : {}), format: 'diskperf', tags: run.tags ?? {}, context: run.context ?? [] },
+    observation: () => diskperfObservation(run.runId, run.label, run.rows),
+  };
+}
+
+function seriesFound(series: Pick<StoredSeries, 'device' | 'summary'>, head: Pick<RunHead, 'runId' | 'host' | 'tags' | 'context' | 'reports'>): Found {
+  return {
+    candidate: { device: series.device, runId: head.runId, ...(head.host !== undefined ? { host: head.host } : {}), format: 'iostat', tags: head.tags ?? {}, context: head.context ?? [] },
+    observation: () => iostatObservation(head.runId, series.device, series.summary, head.reports ?? 0),
+  };
+}
+
+async function runCandidates(session: ReadSession, runId: string): Promise<Found[]> {
+  const { store } = session;
+  const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK } }));
+  const run = meta.Item as RunItem | undefined;
+  if (run === undefined) return [];
+  if (run.format === 'diskperf') return [diskperfFound(run)];
+  const series: Pick<StoredSeries, 'device' | 'summary'>[] =
+    run.series ??
+    (await queryItems<SeriesItem>(
+      store,
+      { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': 'SERIES#' } },
+      MAX_CANDIDATES + 1,
+    ));
+  if (series.length > MAX_CANDIDATES) throw new ReadLimitError(`run ${runId} has more than ${MAX_CANDIDATES} series; add a device term`);
+  return series.map((s) => seriesFound(s, { ...run, reports: (run as IostatRunItem).reports }));
+}
+
+async function deviceCandidates(session: ReadSession, selector: Selector, plan: Exclude<ReturnType<typeof planSelector>, { by: 'run' }>): Promise<Found[]> {
+  const globs = selector.terms.flatMap((t) => (t.kind === 'device' ? [t.glob] : []));
+  const labels = await labelsOf(session, plan, globs, `"${selector.text}"`);
+  let total = 0;
+  const perLabel = await mapLimit(labels, CONCURRENCY, async (label) => {
+    const items = await session.indexed(label);
+    total += items.length;
+    if (total > MAX_CANDIDATES) throw new ReadLimitError(`"${selector.text}" reaches more than ${MAX_CANDIDATES} runs and series; narrow it (device, run=ID)`);
+    return items;
+  });
+  const items = perLabel.flat();
+
+  // Terms other than context~ are checked before the runs' METAs are read, so only survivors cost a read.
+  const early: Selector = { text: selector.text, terms: selector.terms.filter((t: Term) => t.kind !== 'context') };
+  const found: Found[] = [];
+  const series: SeriesItem[] = [];
+  for (const item of items) {
+    if (item.type === 'run') found.push(diskperfFound(item));
+    else if (matches(early, { device: item.device, runId: item.runId, ...(item.host !== undefined ? { host: item.host } : {}), format: 'iostat', tags: item.tags ?? {}, context: [] })) series.push(item);
+  }
+  const heads = await session.runHeads(series.map((s) => s.runId));
+  for (const s of series) {
+    const head = heads.get(s.runId);
+    // No META: the run is half-written (or half-deleted) and must not count.
+    if (head) found.push(seriesFound(s, { ...head, tags: s.tags ?? head.tags }));
+  }
+  return found;
+}

@@ -1,0 +1,589 @@
+/**
+ * The API Lambda handler against real emulators: the sample logs are uploaded to
+ * s3rver and ingested by the real ingest handler (SQS-wrapped S3 events), then
+ * the API handler (functions/api/handler.ts, the one deployed) answers real-shaped
+ * API Gateway HTTP API events (payload format 2.0). Reads are counted by wrapping
+ * the DynamoDB client's send; nothing else is mocked.
+ */
+import '../support/quiet.ts';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as apiHandler, setApiDeps, type ApiDeps } from '../../functions/api/handler.ts';
+import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
+import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
+import { ROUTES, type DeviceEntry, type PresignedUpload, type RunDetail, type RunListing, type UploadListing } from '../../shared/api.ts';
+import type { Comparison } from '../../shared/compare.ts';
+import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
+import { BatchWriter } from '../../shared/store/batch.ts';
+import { devicePk, deviceSk, runId, runPk, seriesSk } from '../../shared/store/keys.ts';
+import { MAX_OBSERVATIONS } from '../../shared/store/read.ts';
+import { startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
+import { lambdaContext } from '../support/lambda.ts';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
+const fixture = (path: string) => readFileSync(join(FIXTURES, path));
+const REDUX = fixture('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
+const INDY_300G = fixture('irix/irix-6.5-indy-300G-10K.diskperf.txt');
+const SYNC_10M = fixture('irix/irix-6.5-indy-scsi2sd-10M-sync.diskperf.txt');
+const X4100 = fixture('solaris/solaris-10-x4100-sas-maxcontig.iostat.txt');
+const SOLARIS_XN = fixture('solaris/solaris-10-xn.iostat.txt');
+const LINUX = fixture('linux/linux-sysstat-12.7.5-x.txt');
+const PROSE = fixture('bad/prose-only.txt');
+const X4100_CONTEXTS = (
+  JSON.parse(readFileSync(join(FIXTURES, 'solaris/solaris-10-x4100-sas-maxcontig.iostat.expected.json'), 'utf8')) as { runs: { context: string[] }[] }
+).runs.map((r) => r.context);
+const X4100_NATIVES = ['d10', 'd11', 'd12', 'c0t0d0', 'c0t1d0'];
+
+let env: Emulators;
+let ingestDeps: IngestDeps;
+let deps: ApiDeps;
+const sequencer = sequencerGenerator(0x2000000000000n);
+const uid = () => randomUUID().slice(0, 8);
+/** Keys of the sample uploads and the versions the pipeline filed them under. */
+const uploaded = new Map<string, string>();
+
+async function ingest(key: string, body: Uint8Array, options: PutOptions = {}): Promise<string> {
+  const put = await env.put(key, body, options);
+  const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag, sequencer: sequencer() });
+  const response = (await ingestHandler(sqsEvent([event]), lambdaContext())) as SQSBatchResponse;
+  expect(response).toEqual({ batchItemFailures: [] });
+  const version = objectRefOf(event).version;
+  uploaded.set(key, version);
+  return version;
+}
+
+const idsOf = (key: string, count: number) => Array.from({ length: count }, (_, i) => runId(env.bucket, key, uploaded.get(key)!, i));
+
+beforeAll(async () => {
+  env = await startEmulators({ maxUploadBytes: 10_000_000 });
+  ingestDeps = env.deps;
+  setIngestDeps(ingestDeps);
+  deps = { s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: 10_000_000 };
+  setApiDeps(deps);
+  // No folder: diskperf runs are labelled by their test name (-n).
+  await ingest('irix-indy-scsi2sd-redux.diskperf.txt', REDUX);
+  await ingest('irix-indy-scsi2sd-10M-sync.diskperf.txt', SYNC_10M);
+  await ingest('irix-indy-300G-10K.diskperf.txt', INDY_300G);
+  // The first folder labels every series: x4100/c0t0d0 ...
+  await ingest('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', X4100);
+  await ingest('fedora/linux-sysstat-12.7.5-x.txt', LINUX, { metadata: { device: 'fedora-ws', tags: 'bus=nvme;medium=ssd' } });
+  await ingest('garbage/prose-only.txt', PROSE);
+}, 30_000);
+
+afterAll(async () => {
+  setApiDeps(undefined);
+  setIngestDeps(undefined);
+  await env?.stop();
+});
+
+// ---------------------------------------------------------------- API Gateway v2 events
+
+interface Call {
+  query?: Record<string, string>;
+  body?: unknown;
+  /** The body exactly as sent (overrides body). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** The route key API Gateway matched for a request, and its path parameters. */
+function matchRoute(method: string, path: string): { routeKey: string; params?: Record<string, string> } {
+  for (const routeKey of Object.values(ROUTES)) {
+    const [m, pattern] = routeKey.split(' ') as [string, string];
+    if (m !== method) continue;
+    const names: string[] = [];
+    const re = new RegExp(`^${pattern.replace(/\{(\w+)\}/g, (_, name: string) => (names.push(name), '([^/]+)'))}$`);
+    const match = re.exec(path);
+    if (match) return names.length > 0 ? { routeKey, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)])) } : { routeKey };
+  }
+  return { routeKey: '$default' };
+}
+
+/** An API Gateway HTTP API (payload format 2.0) event, as the service builds it. */
+function apiEvent(method: string, path: string, call: Call = {}): APIGatewayProxyEventV2 {
+  const rawQueryString = new URLSearchParams(call.query ?? {}).toString();
+  const body = call.rawBody ?? (call.body !== undefined ? JSON.stringify(call.body) : undefined);
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    host: 'abcdef1234.execute-api.us-east-1.amazonaws.com',
+    'user-agent': 'benchdrop-test/1.0',
+    'x-amzn-trace-id': `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+    'x-forwarded-for': '203.0.113.7',
+    'x-forwarded-port': '443',
+    'x-forwarded-proto': 'https',
+    ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
+    ...call.headers,
+  };
+  const { routeKey, params } = matchRoute(method, path);
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: path,
+    rawQueryString,
+    headers,
+    ...(call.query && Object.keys(call.query).length > 0 ? { queryStringParameters: { ...call.query } } : {}),
+    ...(params ? { pathParameters: params } : {}),
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'abcdef1234',
+      domainName: 'abcdef1234.execute-api.us-east-1.amazonaws.com',
+      domainPrefix: 'abcdef1234',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'benchdrop-test/1.0' },
+      requestId: `${randomUUID().slice(0, 8)}=`,
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body !== undefined ? { body } : {}),
+    isBase64Encoded: false,
+  };
+}
+
+interface Answer<T> {
+  status: number;
+  headers: Record<string, unknown>;
+  text: string;
+  body: T;
+}
+
+async function call<T = unknown>(method: string, path: string, c: Call = {}): Promise<Answer<T>> {
+  const result = (await apiHandler(apiEvent(method, path, c), lambdaContext('benchdrop-api'))) as APIGatewayProxyStructuredResultV2;
+  const text = result.body ?? '';
+  return { status: result.statusCode ?? 0, headers: result.headers ?? {}, text, body: JSON.parse(text) as T };
+}
+
+const get = <T>(path: string, query?: Record<string, string>) => call<T>('GET', path, query ? { query } : {});
+type ErrorBody = { error: { code: string; message: string } };
+
+/** A DynamoDB client that counts the read requests it sends (Get, Query, BatchGet, Scan). */
+function counting(base: ApiDeps) {
+  let reads = 0;
+  const send = base.db.send.bind(base.db) as (command: unknown, ...rest: unknown[]) => Promise<unknown>;
+  const db = new Proxy(base.db, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return (command: { constructor: { name: string } }, ...rest: unknown[]) => {
+        const name = command.constructor.name;
+        if (/^(Get|Query|BatchGet|Scan)Command$/.test(name)) reads++;
+        return send(command, ...rest);
+      };
+    },
+  });
+  const take = () => {
+    const n = reads;
+    reads = 0;
+    return n;
+  };
+  return { deps: { ...base, db } as ApiDeps, take };
+}
+
+// ---------------------------------------------------------------- devices and runs
+
+describe('devices and runs', () => {
+  it('GET /devices lists every label with its format, as JSON', async () => {
+    const r = await get<{ devices: DeviceEntry[] }>('/devices');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('application/json');
+    const labels = r.body.devices.map((d) => d.label);
+    expect(labels).toEqual(
+      expect.arrayContaining(['scsi2sd_redux', 'scsi2sd_10M_Sync', '300G_10K_SGI_Indy', ...X4100_NATIVES.map((n) => `x4100/${n}`), 'fedora-ws/nvme0n1', 'fedora-ws/sda']),
+    );
+    expect(labels.some((l) => l.startsWith('garbage'))).toBe(false);
+    expect(r.body.devices.find((d) => d.label === 'scsi2sd_redux')).toEqual({ label: 'scsi2sd_redux', format: 'diskperf', lastSeen: expect.stringMatching(/^\d{4}-/) });
+    expect(r.body.devices.find((d) => d.label === 'x4100/c0t0d0')?.format).toBe('iostat');
+  });
+
+  it('GET /runs filters by device pattern and format, newest first, one entry per diskperf run or iostat series', async () => {
+    const scsi = await get<{ runs: RunListing[] }>('/runs', { device: 'scsi2sd_*' });
+    expect(scsi.status).toBe(200);
+    expect(scsi.body.runs.map((r) => r.device).sort()).toEqual(['scsi2sd_10M_Sync', 'scsi2sd_redux']);
+    const redux = scsi.body.runs.find((r) => r.device === 'scsi2sd_redux')!;
+    expect(redux).toEqual({
+      runId: idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1)[0],
+      device: 'scsi2sd_redux',
+      format: 'diskperf',
+      name: 'scsi2sd_redux',
+      host: expect.any(String),
+      time: expect.any(String),
+      tags: {},
+      context: expect.any(Array),
+      source: { bucket: env.bucket, key: 'irix-indy-scsi2sd-redux.diskperf.txt', version: uploaded.get('irix-indy-scsi2sd-redux.diskperf.txt') },
+    });
+
+    const x4100 = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/*', format: 'iostat' });
+    expect(x4100.body.runs).toHaveLength(4 * X4100_NATIVES.length);
+    expect(new Set(x4100.body.runs.map((r) => r.runId))).toEqual(new Set(idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4)));
+    expect(x4100.body.runs.every((r) => r.device.startsWith('x4100/') && r.format === 'iostat' && r.source.key.startsWith('x4100/'))).toBe(true);
+    const times = x4100.body.runs.map((r) => r.time);
+    expect([...times].sort().reverse()).toEqual(times);
+
+    const c0 = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/c0t0d0' });
+    expect(c0.body.runs.map((r) => r.context).sort()).toEqual([...X4100_CONTEXTS].sort());
+
+    expect((await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/*', format: 'diskperf' })).body.runs).toEqual([]);
+    expect((await get<{ runs: RunListing[] }>('/runs', { device: 'no-such-device' })).body.runs).toEqual([]);
+    const diskperf = await get<{ runs: RunListing[] }>('/runs', { format: 'diskperf' });
+    expect(diskperf.body.runs.map((r) => r.device)).toEqual(expect.arrayContaining(['scsi2sd_redux', 'scsi2sd_10M_Sync', '300G_10K_SGI_Indy']));
+    expect(diskperf.body.runs.every((r) => r.format === 'diskperf')).toBe(true);
+    expect((await get<{ runs: RunListing[] }>('/runs', { device: '*', limit: '3' })).body.runs).toHaveLength(3);
+    // Tags from the upload's metadata.
+    const fedora = await get<{ runs: RunListing[] }>('/runs', { device: 'fedora-ws/sda' });
+    expect(fedora.body.runs).toEqual([expect.objectContaining({ device: 'fedora-ws/sda', tags: { bus: 'nvme', medium: 'ssd' } })]);
+  });
+
+  it('GET /runs/{id} returns the META item and its series; 404 for an unknown or half-written run', async () => {
+    const [first] = idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 1);
+    const r = await get<RunDetail>(`/runs/${first}`);
+    expect(r.status).toBe(200);
+    expect(r.body.run).toMatchObject({ runId: first, format: 'iostat', label: 'x4100', context: X4100_CONTEXTS[0], sk: 'META' });
+    expect(r.body.series.map((s) => s.device).sort()).toEqual(X4100_NATIVES.map((n) => `x4100/${n}`).sort());
+    expect(r.body.series.find((s) => s.native === 'c0t0d0')!.summary.write_iops).toMatchObject({ mean: 84.9, count: 1 });
+
+    const [redux] = idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1);
+    const d = await get<RunDetail>(`/runs/${redux}`);
+    expect(d.body.run.format).toBe('diskperf');
+    expect(d.body.run.format === 'diskperf' && d.body.run.rows.length).toBe(11);
+    expect(d.body.series).toEqual([]);
+
+    const unknown = await get<ErrorBody>(`/runs/r${'0'.repeat(24)}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toBe('application/json');
+    expect(unknown.body.error.code).toBe('not_found');
+
+    const malformed = await get<ErrorBody>('/runs/not-a-run');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.message).toMatch(/^id: /);
+
+    // A run whose SERIES item is written but whose META is not (yet): invisible everywhere.
+    const half = `r${'ab'.repeat(12)}`;
+    const time = '2031-01-01T00:00:00.000Z';
+    await env.db.send(
+      new PutCommand({
+        TableName: env.tableName,
+        Item: {
+          pk: runPk(half),
+          sk: seriesSk('c0t0d0'),
+          type: 'series',
+          runId: half,
+          device: 'x4100/c0t0d0',
+          native: 'c0t0d0',
+          format: 'iostat',
+          tags: {},
+          time,
+          sampleCount: 1,
+          summary: { write_iops: { count: 1, mean: 1e9, min: 1e9, max: 1e9, stddev: 0 } },
+          gsi1pk: devicePk('x4100/c0t0d0'),
+          gsi1sk: deviceSk(time, half),
+        },
+      }),
+    );
+    const halfAnswer = await get<ErrorBody>(`/runs/${half}`);
+    expect(halfAnswer.status).toBe(404);
+    expect(halfAnswer.body.error.code).toBe('not_found');
+    const listed = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/c0t0d0' });
+    expect(listed.body.runs.map((x) => x.runId)).not.toContain(half);
+    expect(listed.body.runs).toHaveLength(4);
+    const c = await get<Comparison>('/compare', { a: 'x4100/c0t0d0', b: 'x4100/c0t1d0', metric: 'write_iops' });
+    expect(c.status).toBe(200);
+    expect(c.body.a).toMatchObject({ runs: 4, observations: 4 });
+    expect(c.body.rows[0]!.a).toBeLessThan(1e4);
+  });
+});
+
+// ---------------------------------------------------------------- compare
+
+describe('GET /compare', () => {
+  it('scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points)', async () => {
+    const r = await get<Comparison>('/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'all' });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(r.body.ratio!.toFixed(2)).toBe('1.90');
+    expect(r.body.points).toBe(54);
+    expect(r.body.sentence).toBe('scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points, 1.11x-4.41x)');
+    expect(r.body.a).toMatchObject({ selector: 'scsi2sd_redux', runs: 1, devices: ['scsi2sd_redux'], formats: ['diskperf'] });
+    expect(r.body.ci).toBeNull();
+    // metric defaults to all.
+    expect((await get<Comparison>('/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync' })).body.ratio).toBe(r.body.ratio);
+  });
+
+  it('scsi2sd_redux is 0.39x the 300G 10K disk (a prefix pattern), its zero point excluded', async () => {
+    const r = await get<Comparison>('/compare', { a: 'scsi2sd_redux', b: '300G*' });
+    expect(r.status).toBe(200);
+    expect(r.body.ratio!.toFixed(2)).toBe('0.39');
+    expect(r.body.points).toBe(65);
+    expect(r.body.b.devices).toEqual(['300G_10K_SGI_Indy']);
+    expect(r.body.excluded).toEqual([expect.objectContaining({ metric: 'rnd_wt', req_size: 8192, excluded: 'zero on B' })]);
+  });
+
+  it('x4100/c0t0d0 writes 71.0x the IOPS with maxcontig 1 as with 32 (context terms pick the runs)', async () => {
+    const a = 'x4100/c0t0d0,context~tunefs -a 1 /opt';
+    const b = 'x4100/c0t0d0,context~tunefs -a 32';
+    const r = await get<Comparison>('/compare', { a, b, metric: 'write_iops' });
+    expect(r.status).toBe(200);
+    expect(r.body.ratio!.toFixed(1)).toBe('71.0');
+    expect(r.body.a).toMatchObject({ selector: a, runs: 1, observations: 1, devices: ['x4100/c0t0d0'], formats: ['iostat'] });
+    expect(r.body.b).toMatchObject({ runs: 1, observations: 1 });
+    expect(r.body.rows).toHaveLength(1);
+    expect(r.body.rows[0]).toMatchObject({ metric: 'write_iops', b: 84.9 });
+    expect(r.body.rows[0]!.a).toBeCloseTo(6028.7, 9);
+    expect(r.body.warnings.join(' ')).toMatch(/since-boot report/);
+    // The same run by id.
+    const [, , , maxcontig1] = idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4);
+    const byRun = await get<Comparison>('/compare', { a: `run=${maxcontig1},device=x4100/c0t0d0`, b, metric: 'write_iops' });
+    expect(byRun.body.ratio!.toFixed(1)).toBe('71.0');
+  });
+
+  it('tags from the upload metadata select series', async () => {
+    const r = await get<Comparison>('/compare', { a: 'tag.bus=nvme,device=*/nvme0n1', b: 'fedora-ws/sda', metric: 'read_iops' });
+    expect(r.status).toBe(200);
+    expect(r.body.a.devices).toEqual(['fedora-ws/nvme0n1']);
+    const [listed] = (await get<{ runs: RunListing[] }>('/runs', { device: 'fedora-ws/sda' })).body.runs;
+    const { series } = (await get<RunDetail>(`/runs/${listed!.runId}`)).body;
+    const mean = (native: string) => series.find((s) => s.native === native)!.summary.read_iops!.mean;
+    expect(r.body.ratio).toBeCloseTo(mean('nvme0n1') / mean('sda'), 12);
+    expect(r.body.ratio).toBeGreaterThan(1);
+  });
+
+  it('a selector that matches nothing is a 400 saying which side', async () => {
+    const r = await get<ErrorBody>('/compare', { a: 'no-such-device', b: 'scsi2sd_redux' });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toEqual({ code: 'bad_request', message: expect.stringMatching(/^A \(no-such-device\) matches no run/) });
+  });
+});
+
+// ---------------------------------------------------------------- errors
+
+describe('bad requests', () => {
+  const cases: [string, string, Record<string, string>, RegExp][] = [
+    ['metric=bogus', '/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'bogus' }, /^metric: expected a group \(write, read, seq, random, all\) or a metric \(.*fwd_wt.*write_iops.*\) \(got "bogus"\)$/],
+    ['a missing', '/compare', { b: 'scsi2sd_10M_Sync' }, /^a: required; expected a selector/],
+    ['unknown selector term', '/compare', { a: 'colour=red', b: 'scsi2sd_10M_Sync' }, /^a: unknown term "colour"; expected comma-separated terms/],
+    ['bad run id in a selector', '/compare', { a: 'scsi2sd_redux', b: 'run=42' }, /^b: "run=42": a run id is r followed by 24 hex digits$/],
+    ['format=zfs', '/runs', { format: 'zfs' }, /^format: expected one of diskperf, iostat \(got "zfs"\)$/],
+    ['limit=0', '/runs', { limit: '0' }, /^limit: expected a whole number from 1 to 500 \(got "0"\)$/],
+    ['limit=ten', '/runs', { limit: 'ten' }, /^limit: expected a whole number from 1 to 500 \(got "ten"\)$/],
+    ['an unknown parameter', '/runs', { devices: 'x' }, /^devices: unknown parameter; expected device, format, limit$/],
+    ['status=lost', '/uploads', { status: 'lost' }, /^status: expected one of processing, ready, failed, deleted \(got "lost"\)$/],
+  ];
+  it.each(cases)('%s -> 400 naming the parameter', async (_name, path, query, message) => {
+    const r = await get<ErrorBody>(path, query);
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(r.body.error.code).toBe('bad_request');
+    expect(r.body.error.message).toMatch(message);
+  });
+
+  it('an unknown route or method is a 404 in the same shape', async () => {
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['DELETE', '/devices'],
+      ['GET', '/runs/a/b'],
+    ] as const) {
+      const r = await call<ErrorBody>(method, path);
+      expect(r.status).toBe(404);
+      expect(r.body.error.code).toBe('not_found');
+      expect(r.body.error.message).toContain(`no route ${method} ${path}`);
+    }
+  });
+
+  it('an internal error is a 500 that says nothing more than "internal error"', async () => {
+    const failing = new Proxy(deps.db, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async () => {
+          throw new Error(`connect ECONNREFUSED 10.0.0.1:443 while reading ${deps.tableName}`);
+        };
+      },
+    });
+    setApiDeps({ ...deps, db: failing });
+    try {
+      for (const [path, query] of [
+        ['/devices', undefined],
+        ['/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync' }],
+        ['/runs/' + idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1)[0], undefined],
+      ] as const) {
+        const r = await get<ErrorBody>(path, query);
+        expect(r.status).toBe(500);
+        expect(r.headers['content-type']).toBe('application/json');
+        expect(r.text).toBe('{"error":{"code":"internal","message":"internal error"}}');
+      }
+    } finally {
+      setApiDeps(deps);
+    }
+  });
+});
+
+// ---------------------------------------------------------------- limits
+
+describe('limits', () => {
+  const crowdedId = (i: number) => `rc${i.toString(16).padStart(23, '0')}`;
+  it('a side of more than 1000 observations is a 400; its label is read across pages', async () => {
+    const writer = new BatchWriter(env.db, env.tableName);
+    const padding = 'x'.repeat(1500);
+    for (let i = 0; i < MAX_OBSERVATIONS + 1; i++) {
+      const id = crowdedId(i);
+      const time = `2030-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}Z`;
+      writer.put({
+        pk: runPk(id),
+        sk: 'META',
+        type: 'run',
+        runId: id,
+        format: 'diskperf',
+        label: 'crowded',
+        name: 'crowded',
+        tags: {},
+        context: [padding],
+        rows: [{ req_size: 4096, values: { fwd_wt: 1 + i / 1000 } }],
+        source: { bucket: env.bucket, key: 'crowded.txt', version: 'v1' },
+        time,
+        gsi1pk: devicePk('crowded'),
+        gsi1sk: deviceSk(time, id),
+      });
+    }
+    await writer.flush();
+    const counter = counting(deps);
+    setApiDeps(counter.deps);
+    try {
+      const r = await get<ErrorBody>('/compare', { a: 'crowded', b: 'scsi2sd_redux' });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({ code: 'bad_request', message: `a: "crowded" matches ${MAX_OBSERVATIONS + 1} runs and series, more than ${MAX_OBSERVATIONS}; narrow it with more terms` });
+      // About 1.5 MB under one label: DynamoDB (and dynalite) answer in 1 MB pages.
+      expect(counter.take()).toBeGreaterThanOrEqual(3);
+      const narrowed = await get<Comparison>('/compare', { a: `crowded,run=${crowdedId(0)}`, b: 'scsi2sd_redux', metric: 'fwd_wt' });
+      expect(narrowed.status).toBe(200);
+      const page = await get<{ runs: RunListing[] }>('/runs', { device: 'crowded', limit: '500' });
+      expect(page.body.runs).toHaveLength(500);
+      expect(page.body.runs[0]!.time > page.body.runs[499]!.time).toBe(true);
+    } finally {
+      setApiDeps(deps);
+    }
+  });
+});
+
+// ---------------------------------------------------------------- uploads
+
+describe('uploads', () => {
+  it('GET /uploads?status=failed lists the garbage upload with its reason', async () => {
+    const r = await get<{ uploads: UploadListing[] }>('/uploads', { status: 'failed' });
+    expect(r.status).toBe(200);
+    const garbage = r.body.uploads.find((u) => u.key === 'garbage/prose-only.txt');
+    expect(garbage).toEqual({
+      bucket: env.bucket,
+      key: 'garbage/prose-only.txt',
+      version: uploaded.get('garbage/prose-only.txt'),
+      status: 'failed',
+      runCount: 0,
+      runIds: [],
+      message: expect.stringContaining('garbage/prose-only.txt: no diskperf or iostat data'),
+      line: 0,
+      updatedAt: expect.any(String),
+    });
+    expect(r.body.uploads.every((u) => u.status === 'failed')).toBe(true);
+
+    const all = await get<{ uploads: UploadListing[] }>('/uploads');
+    expect(all.body.uploads.find((u) => u.key === 'x4100/solaris-10-x4100-sas-maxcontig.iostat.txt')).toMatchObject({ status: 'ready', runCount: 4, format: 'iostat', device: 'x4100' });
+    expect(all.body.uploads.map((u) => u.status)).toEqual(expect.arrayContaining(['ready', 'failed']));
+    expect((await get<{ uploads: UploadListing[] }>('/uploads', { limit: '2' })).body.uploads).toHaveLength(2);
+  });
+
+  it('POST /uploads presigns a PUT that stores the object with its device and tags', async () => {
+    const key = `presigned-${uid()}/scsi2sd redux.txt`;
+    const r = await call<PresignedUpload>('POST', '/uploads', { body: { key, device: 'indy-scsi2sd', tags: { interface: 'SCSI', rpm: '7200' }, size: REDUX.length } });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      url: expect.stringMatching(new RegExp(`^${env.s3Endpoint}/${env.bucket}/presigned-[0-9a-f]{8}/scsi2sd%20redux\\.txt\\?`)),
+      method: 'PUT',
+      headers: { 'x-amz-meta-device': 'indy-scsi2sd', 'x-amz-meta-tags': 'interface=SCSI;rpm=7200' },
+      bucket: env.bucket,
+      key,
+      expiresIn: 900,
+    });
+    const url = new URL(r.body.url);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('host;x-amz-meta-device;x-amz-meta-tags');
+    expect(url.searchParams.has('x-amz-meta-device')).toBe(false);
+
+    // (s3rver does not check V4 signatures: that the headers are signed is checked on the URL above.)
+    const put = await fetch(r.body.url, { method: 'PUT', headers: r.body.headers, body: REDUX });
+    expect(put.status).toBe(200);
+    await put.arrayBuffer();
+    const head = await (env.s3 as S3Client).send(new HeadObjectCommand({ Bucket: env.bucket, Key: key }));
+    expect(head.ContentLength).toBe(REDUX.length);
+    expect(head.Metadata).toEqual({ device: 'indy-scsi2sd', tags: 'interface=SCSI;rpm=7200' });
+
+    // Without device and tags there is nothing to send but the body.
+    const plain = await call<PresignedUpload>('POST', '/uploads', { body: { key: `plain-${uid()}.txt` } });
+    expect(plain.status).toBe(200);
+    expect(plain.body.headers).toEqual({});
+  });
+
+  it('POST /uploads refuses what the lab would not ingest', async () => {
+    const cases: [Call, RegExp][] = [
+      [{ body: { key: 'big.txt', size: 10_000_001 } }, /^size: 10000001 bytes is more than this lab's limit of 10000000 bytes$/],
+      [{ body: { key: 'a\u0001b.txt' } }, /^key: no control characters/],
+      [{ body: { key: 'x'.repeat(1025) } }, /^key: at most 1024 bytes/],
+      [{ body: { key: '' } }, /^key: expected an object key/],
+      [{ body: { device: 'x' } }, /^key: required/],
+      [{ body: { key: 'ok.txt', tags: { 'bad key': 'v' } } }, /^tags: /],
+      [{ body: { key: 'ok.txt', size: -1 } }, /^size: /],
+      [{ body: { key: 'ok.txt', colour: 'red' } }, /^colour: unknown field; expected key, device, tags, size$/],
+      [{ rawBody: '{not json' }, /^body: expected a JSON object/],
+      [{ rawBody: '[1,2]' }, /^body: expected a JSON object/],
+    ];
+    for (const [c, message] of cases) {
+      const r = await call<ErrorBody>('POST', '/uploads', c);
+      expect({ status: r.status, code: r.body.error?.code, message: r.body.error?.message }).toEqual({ status: 400, code: 'bad_request', message: expect.stringMatching(message) });
+    }
+  });
+});
+
+// ---------------------------------------------------------------- reads
+
+describe('reads per comparison', () => {
+  it('do not grow when unrelated devices and runs are added', async () => {
+    const counter = counting(deps);
+    setApiDeps(counter.deps);
+    const comparisons: Record<string, Record<string, string>> = {
+      'redux vs sync': { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'all' },
+      'redux vs 300G*': { a: 'scsi2sd_redux', b: '300G*' },
+      'x4100 maxcontig': { a: 'x4100/c0t0d0,context~tunefs -a 1 /opt', b: 'x4100/c0t0d0,context~tunefs -a 32', metric: 'write_iops' },
+    };
+    const measure = async () => {
+      const out: Record<string, { reads: number; ratio: number | null }> = {};
+      for (const [name, query] of Object.entries(comparisons)) {
+        counter.take();
+        const r = await get<Comparison>('/compare', query);
+        expect(r.status).toBe(200);
+        out[name] = { reads: counter.take(), ratio: r.body.ratio };
+      }
+      return out;
+    };
+    try {
+      const before = await measure();
+      // One Query per named label; a prefix adds one DEVICES Query; iostat adds one BatchGet of run METAs (a label both sides name is read once).
+      expect(Object.fromEntries(Object.entries(before).map(([k, v]) => [k, v.reads]))).toEqual({ 'redux vs sync': 2, 'redux vs 300G*': 3, 'x4100 maxcontig': 2 });
+
+      // 20 unrelated devices: 10 diskperf labels and 10 iostat uploads of 4 series each.
+      for (let i = 0; i < 10; i++) {
+        await ingest(`unrelated-disk-${i}/redux.txt`, REDUX);
+        await ingest(`unrelated-host-${i}/iostat.txt`, SOLARIS_XN);
+      }
+      setApiDeps(counter.deps);
+      const devices = await get<{ devices: DeviceEntry[] }>('/devices');
+      expect(devices.body.devices.filter((d) => d.label.startsWith('unrelated-')).length).toBe(10 + 10 * 4);
+
+      const after = await measure();
+      expect(after).toEqual(before);
+    } finally {
+      setApiDeps(deps);
+    }
+  }, 30_000);
+});
