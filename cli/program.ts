@@ -12,6 +12,9 @@ import { parseCommand } from './commands/parse.ts';
 import { runsCommand } from './commands/runs.ts';
 import { DEFAULT_TIMEOUT_S, uploadCommand, type UploadDeps } from './commands/upload.ts';
 import { processOutput, type Output } from './io.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { labOptions } from '../infra/local/options.ts';
 
 function apiOptions(command: Command): Command {
   return command
@@ -81,7 +84,29 @@ export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, 
     setExitCode(await compareCommand(a, b, options, io, deps));
   });
 
+  labOptions(
+    program
+      .command('lab')
+      .description('run the whole pipeline on this machine (local S3, DynamoDB, ingest, API, report page), as npm start does')
+      .allowExcessArguments(false),
+  ).action(async (_options, command: Command) => {
+    setExitCode(await runLabProcess(command.parent ? process.argv.slice(process.argv.indexOf('lab') + 1) : []));
+  });
+
   return program;
+}
+
+/**
+ * The lab runs in its own Node process: s3rver's paged listings need Node's
+ * legacy OpenSSL provider, a flag a running process cannot take on.
+ */
+function runLabProcess(args: readonly string[]): Promise<number> {
+  const main = fileURLToPath(new URL('../infra/local/main.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '--import', 'tsx', main, ...args], { stdio: 'inherit', cwd: process.cwd() });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
 }
 
 /** Runs one command line (arguments after the program name) and returns its exit code. */

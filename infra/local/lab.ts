@@ -24,13 +24,13 @@ import { LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { createTableInput } from '../../shared/table.ts';
 import { s3EventRecord, s3Notification, sequencerGenerator, type S3EventName } from './events.ts';
 import { startHttpServer, type ApiHandler } from './http.ts';
+import { DEFAULT_PORTS } from './options.ts';
 import { LocalQueue, type DeadLetter } from './queue.ts';
 
 export const LAB_BUCKET = 'benchdrop-drop';
 export const LAB_TABLE = 'benchdrop';
 /** s3rver accepts only its own credentials; dynalite accepts any. */
 export const LAB_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-export const DEFAULT_PORTS = { s3: 4569, api: 4580 };
 
 export interface LabOptions {
   dataDir: string;

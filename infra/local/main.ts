@@ -3,34 +3,9 @@
  * where everything is and what to paste next, and stop cleanly on Ctrl-C/SIGTERM.
  */
 import './env.ts';
-import { Command, Option } from 'commander';
-import { DEFAULT_PORTS, LAB_BUCKET, LAB_CREDENTIALS, startLab, type Lab } from './lab.ts';
-
-export interface LabCommandOptions {
-  data: string;
-  fresh?: boolean;
-  samples: boolean;
-  s3Port: number;
-  apiPort: number;
-  host: string;
-  allowNonLoopback?: boolean;
-}
-
-export function labOptions(command: Command): Command {
-  const port = (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`not a port: ${value} (0 picks a free one)`);
-    return n;
-  };
-  return command
-    .option('--data <dir>', 'where the lab keeps its S3 objects and tables', '.benchdrop')
-    .option('--fresh', 'start with an empty data folder')
-    .option('--no-samples', 'do not ingest the demo logs')
-    .addOption(new Option('--s3-port <port>', 'local S3 port (0: any free port)').default(DEFAULT_PORTS.s3).argParser(port))
-    .addOption(new Option('--api-port <port>', 'API and report page port (0: any free port)').default(DEFAULT_PORTS.api).argParser(port))
-    .option('--host <address>', 'address to bind', '127.0.0.1')
-    .option('--allow-non-loopback', 'allow binding an address other than loopback (the lab has no authentication)');
-}
+import { Command } from 'commander';
+import { LAB_BUCKET, LAB_CREDENTIALS, startLab, type Lab } from './lab.ts';
+import { labOptions, type LabCommandOptions } from './options.ts';
 
 export async function runLab(options: LabCommandOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<Lab> {
   const started = Date.now();
