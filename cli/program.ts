@@ -79,7 +79,8 @@ export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, 
       .argument('<a>', 'selector for A: device=GLOB (or a bare GLOB), tag.KEY=VALUE, run=ID, host=GLOB, format=F, context~TEXT; comma-separated terms all hold')
       .argument('<b>', 'selector for B, same grammar')
       .option('--metric <metric>', `${METRIC_SPEC_HELP} (default all)`)
-      .option('--json', 'print the API\'s Comparison JSON unchanged'),
+      .option('--json', 'print the API\'s Comparison JSON unchanged')
+      .option('--html <file>', 'also write the report page for this comparison as one self-contained HTML file'),
   ).action(async (a: string, b: string, options) => {
     setExitCode(await compareCommand(a, b, options, io, deps));
   });

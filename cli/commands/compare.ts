@@ -11,8 +11,13 @@
  *   - under the table the excluded points with their reason, the warnings as
  *     numbered notes, and the comparison's sentence last.
  *
- * `--json` prints the API's Comparison unchanged.
+ * `--json` prints the API's Comparison unchanged; `--html FILE` also writes the
+ * report page's view of it (charts, uploads list) as one self-contained file, for
+ * labs on AWS where no page is served.
  */
+import { writeFile } from 'node:fs/promises';
+import { reportHtml } from '../../report/build.ts';
+import type { UploadListing } from '../../shared/api.ts';
 import { isMetricSpec, METRIC_SPEC_HELP, type Comparison, type ComparisonPoint, type SideSummary } from '../../shared/compare.ts';
 import { METRICS, type Metric } from '../../shared/metrics.ts';
 import { apiClientFor, guarded, plural, type CliDeps } from '../context.ts';
@@ -23,6 +28,7 @@ import type { TargetFlags } from '../target.ts';
 export interface CompareCommandOptions extends TargetFlags {
   metric?: string;
   json?: boolean;
+  html?: string;
 }
 
 export function compareCommand(a: string, b: string, options: CompareCommandOptions, io: Output, deps: CliDeps = {}): Promise<number> {
@@ -32,6 +38,11 @@ export function compareCommand(a: string, b: string, options: CompareCommandOpti
     const api = await apiClientFor(options, deps);
     const comparison = await api.get<Comparison>('/compare', { a, b, metric });
     io.out(options.json ? JSON.stringify(comparison, null, 2) : renderComparison(comparison));
+    if (options.html !== undefined) {
+      const { uploads } = await api.get<{ uploads: UploadListing[] }>('/uploads', { limit: 100 });
+      await writeFile(options.html, await reportHtml({ comparison, uploads }, `benchdrop: ${comparison.sentence}`));
+      io.err(`wrote ${options.html}`);
+    }
     return 0;
   });
 }

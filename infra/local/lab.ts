@@ -12,12 +12,13 @@ import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import dynalite from 'dynalite';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import S3rver from 's3rver';
 import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.ts';
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
+import { reportHtml } from '../../report/build.ts';
 import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client, type ClientOptions } from '../../shared/aws.ts';
 import { LAB_DEFAULTS, MB } from '../../shared/config.ts';
@@ -148,7 +149,7 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   });
 
   setApiDeps({ s3, db, tableName: LAB_TABLE, bucket: LAB_BUCKET, maxUploadBytes });
-  const http = await startHttpServer({ host, port: options.apiPort ?? DEFAULT_PORTS.api, handler: apiHandler as ApiHandler, context, routeKeys: Object.values(ROUTES) });
+  const http = await startHttpServer({ host, port: options.apiPort ?? DEFAULT_PORTS.api, handler: apiHandler as ApiHandler, context, routeKeys: Object.values(ROUTES), serve: serveReport });
   const apiUrl = `http://${host}:${(http.address() as AddressInfo).port}`;
 
   const endpoints: LabEndpoints = { s3Endpoint, bucket: LAB_BUCKET, table: LAB_TABLE, dynamodbEndpoint, apiUrl, reportUrl: `${apiUrl}/`, region: 'us-east-1', dataDir };
@@ -178,6 +179,16 @@ export async function startLab(options: LabOptions): Promise<Lab> {
         await new Promise<void>((r) => dynamo.close(() => r()));
       })()),
   };
+}
+
+/** GET / is the report page (the API has no route there). */
+async function serveReport(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  const path = new URL(req.url ?? '/', 'http://local').pathname;
+  if (req.method !== 'GET' || (path !== '/' && path !== '/index.html')) return false;
+  const html = await reportHtml();
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(html);
+  return true;
 }
 
 async function exists(s3: ReturnType<typeof createS3Client>, key: string): Promise<boolean> {

@@ -1,0 +1,2 @@
+/** esbuild bundles CSS imports into the page's stylesheet. */
+declare module '*.css';
