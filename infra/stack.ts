@@ -256,42 +256,19 @@ export class BenchdropStack extends Stack {
     }
 
     // --- Ingest function --------------------------------------------------------------
-    const ingestLogs = (this.ingestLogs = new logs.LogGroup(this, 'IngestLogs', {
-      retention: FUNCTION_LOG_RETENTION,
-      removalPolicy: dataRemoval,
-    }));
-    // An explicit role instead of the default one, which would carry the managed
-    // AWSLambdaBasicExecutionRole (logs on every log group of the account).
-    const ingestRole = (this.ingestRole = new iam.Role(this, 'IngestRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `benchdrop lab ${settings.lab}: ingest function`,
-    }));
-    ingestLogs.grant(ingestRole, 'logs:CreateLogStream', 'logs:PutLogEvents');
-
-    this.ingest = new NodejsFunction(this, 'IngestFunction', {
+    // No reserved concurrency: labs share the account's pool, and reserving a slice
+    // per lab would shrink it for everyone. The event source caps it instead.
+    ({ fn: this.ingest, role: this.ingestRole, logs: this.ingestLogs } = this.labFunction('Ingest', {
       entry: INGEST_ENTRY,
-      handler: 'handler',
-      projectRoot: ROOT,
-      depsLockFilePath: LOCK_FILE,
       description: `benchdrop lab ${settings.lab}: parse uploaded benchmark logs into the table`,
-      runtime: RUNTIME,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: INGEST.memoryMB,
+      roleDescription: `benchdrop lab ${settings.lab}: ingest function`,
+      service: 'benchdrop-ingest',
+      memoryMB: INGEST.memoryMB,
       timeout: INGEST.timeout,
-      role: ingestRole,
-      logGroup: ingestLogs,
-      environment: {
-        [ENV.tableName]: this.table.tableName,
-        [ENV.bucketName]: this.bucket.bucketName,
-        [ENV.maxUploadBytes]: String(settings.maxUploadMB * MB),
-        [ENV.lab]: settings.lab,
-        POWERTOOLS_SERVICE_NAME: 'benchdrop-ingest',
-        ...POWERTOOLS_ENV,
-      },
-      bundling: BUNDLING,
-      // No reserved concurrency: labs share the account's pool, and reserving a slice
-      // per lab would shrink it for everyone. The event source caps it instead.
-    });
+      settings,
+      dataRemoval,
+    }));
+    const ingestRole = this.ingestRole;
 
     // Least privilege: read the drop bucket's objects, versions and their tags ...
     ingestRole.addToPrincipalPolicy(
@@ -340,39 +317,18 @@ export class BenchdropStack extends Stack {
 
     // --- API function -----------------------------------------------------------------
     // One function for every route of shared/api.ts: reads the table, presigns uploads.
-    const apiLogs = (this.apiLogs = new logs.LogGroup(this, 'ApiLogs', {
-      retention: FUNCTION_LOG_RETENTION,
-      removalPolicy: dataRemoval,
-    }));
-    const apiRole = (this.apiRole = new iam.Role(this, 'ApiRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `benchdrop lab ${settings.lab}: API function`,
-    }));
-    apiLogs.grant(apiRole, 'logs:CreateLogStream', 'logs:PutLogEvents');
-
-    this.apiFunction = new NodejsFunction(this, 'ApiFunction', {
+    // No reserved concurrency (see the ingest function): the stage throttling caps it.
+    ({ fn: this.apiFunction, role: this.apiRole, logs: this.apiLogs } = this.labFunction('Api', {
       entry: props.apiEntry ?? API_ENTRY,
-      handler: 'handler',
-      projectRoot: ROOT,
-      depsLockFilePath: LOCK_FILE,
       description: `benchdrop lab ${settings.lab}: the HTTP API (devices, runs, compare, uploads)`,
-      runtime: RUNTIME,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: API.memoryMB,
+      roleDescription: `benchdrop lab ${settings.lab}: API function`,
+      service: 'benchdrop-api',
+      memoryMB: API.memoryMB,
       timeout: API.timeout,
-      role: apiRole,
-      logGroup: apiLogs,
-      environment: {
-        [ENV.tableName]: this.table.tableName,
-        [ENV.bucketName]: this.bucket.bucketName,
-        [ENV.maxUploadBytes]: String(settings.maxUploadMB * MB),
-        [ENV.lab]: settings.lab,
-        POWERTOOLS_SERVICE_NAME: 'benchdrop-api',
-        ...POWERTOOLS_ENV,
-      },
-      bundling: BUNDLING,
-      // No reserved concurrency (see the ingest function): the stage throttling caps it.
-    });
+      settings,
+      dataRemoval,
+    }));
+    const apiRole = this.apiRole;
 
     // Least privilege: item reads and queries on the table, queries on its indexes ...
     apiRole.addToPrincipalPolicy(
@@ -526,6 +482,43 @@ export class BenchdropStack extends Stack {
    * the role of the custom resource that writes the bucket's notification
    * configuration (its own policy is already scoped to the drop bucket).
    */
+  /**
+   * A function of the lab with its own log group and role (instead of the default
+   * role, which carries the managed AWSLambdaBasicExecutionRole: logs on every log
+   * group of the account), bundled and configured like its siblings.
+   */
+  private labFunction(
+    id: 'Ingest' | 'Api',
+    options: { entry: string; description: string; roleDescription: string; service: string; memoryMB: number; timeout: Duration; settings: StackSettings; dataRemoval: RemovalPolicy },
+  ): { fn: NodejsFunction; role: iam.Role; logs: logs.LogGroup } {
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: FUNCTION_LOG_RETENTION, removalPolicy: options.dataRemoval });
+    const role = new iam.Role(this, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: options.roleDescription });
+    logGroup.grant(role, 'logs:CreateLogStream', 'logs:PutLogEvents');
+    const fn = new NodejsFunction(this, `${id}Function`, {
+      entry: options.entry,
+      handler: 'handler',
+      projectRoot: ROOT,
+      depsLockFilePath: LOCK_FILE,
+      description: options.description,
+      runtime: RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: options.memoryMB,
+      timeout: options.timeout,
+      role,
+      logGroup,
+      environment: {
+        [ENV.tableName]: this.table.tableName,
+        [ENV.bucketName]: this.bucket.bucketName,
+        [ENV.maxUploadBytes]: String(options.settings.maxUploadMB * MB),
+        [ENV.lab]: options.settings.lab,
+        POWERTOOLS_SERVICE_NAME: options.service,
+        ...POWERTOOLS_ENV,
+      },
+      bundling: BUNDLING,
+    });
+    return { fn, role, logs: logGroup };
+  }
+
   private acknowledgeCdkInternals(): void {
     for (const child of this.node.children) {
       if (!child.node.id.startsWith('BucketNotificationsHandler')) continue;
