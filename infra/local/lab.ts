@@ -11,7 +11,7 @@ import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import dynalite from 'dynalite';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -32,6 +32,8 @@ export const LAB_BUCKET = 'benchdrop-drop';
 export const LAB_TABLE = 'benchdrop';
 /** s3rver accepts only its own credentials; dynalite accepts any. */
 export const LAB_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+/** How long stopping waits for the queue to empty before it keeps the rest for the next start. */
+const DRAIN_MS = 30_000;
 
 export interface LabOptions {
   dataDir: string;
@@ -162,6 +164,15 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     }
   }
 
+  // Messages a previous run could not finish before it stopped go first.
+  const pendingFile = join(dataDir, 'pending-messages.jsonl');
+  if (existsSync(pendingFile)) {
+    const bodies = readFileSync(pendingFile, 'utf8').split('\n').filter(Boolean);
+    for (const body of bodies) queue.sendBody(body);
+    rmSync(pendingFile);
+    log(`resuming ${bodies.length} message(s) left from the last run`);
+  }
+
   let stopping: Promise<void> | undefined;
   return {
     endpoints,
@@ -173,9 +184,20 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     },
     stop: () =>
       (stopping ??= (async () => {
+        // Nothing lost: no new API calls; let the queue finish what it holds (S3 stays up
+        // for the ingest to read), and keep what it cannot finish in time for the next start.
         await closeServer(http);
+        await new Promise((r) => setImmediate(r));
+        await Promise.race([queue.idle(), new Promise((r) => setTimeout(r, DRAIN_MS).unref())]);
         await queue.stop();
         await s3rver.close();
+        // After S3 is closed no event can arrive: what the queue holds now is all there is.
+        await new Promise((r) => setImmediate(r));
+        const pending = queue.pendingBodies();
+        if (pending.length > 0) {
+          writeFileSync(pendingFile, pending.map((b) => `${b}\n`).join(''));
+          log(`${pending.length} message(s) not yet ingested are kept in ${pendingFile} for the next start`);
+        }
         await new Promise<void>((r) => dynamo.close(() => r()));
       })()),
   };

@@ -6,6 +6,7 @@
  * dead-letter list, as with the real queue's redrive policy.
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
 import { sqsRecord, type S3Notification } from './events.ts';
 
 export interface DeadLetter {
@@ -45,10 +46,19 @@ export class LocalQueue {
   constructor(private readonly options: LocalQueueOptions) {}
 
   send(notification: S3Notification): void {
-    if (this.stopped) return;
-    const record = sqsRecord(notification);
-    this.messages.push({ messageId: record.messageId, body: record.body, receives: 0, visibleAt: Date.now() });
+    this.sendBody(sqsRecord(notification).body);
+  }
+
+  /** A message body as it was sent before (a message kept across a restart). */
+  sendBody(body: string): void {
+    // Once stopped, a message is only kept (pendingBodies), not delivered.
+    this.messages.push({ messageId: randomUUID(), body, receives: 0, visibleAt: Date.now() });
     this.schedule(this.options.batchWindowMs ?? 100);
+  }
+
+  /** Bodies of the messages not yet processed (to keep them across a restart). */
+  pendingBodies(): string[] {
+    return this.messages.map((m) => m.body);
   }
 
   /** Messages not yet processed for good (waiting or in flight). */

@@ -1,0 +1,265 @@
+/**
+ * Child processes for the end-to-end tests: the local lab as `npm start` runs it
+ * (its own Node process, --openssl-legacy-provider, tsx), and the real clients
+ * (AWS CLI, the benchdrop CLI, sh and curl) run asynchronously with execFile,
+ * never with the *Sync variants: the lab lives in another process here, but a
+ * blocked test worker could not notice a lab that hangs or dies either.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const LAB_MAIN = 'infra/local/main.ts';
+
+/** What the lab writes to <data>/lab.json. */
+export interface LabJson {
+  s3Endpoint: string;
+  bucket: string;
+  table: string;
+  dynamodbEndpoint: string;
+  apiUrl: string;
+  reportUrl: string;
+  region: string;
+  dataDir: string;
+}
+
+export interface Ran {
+  command: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+/**
+ * Runs a program to its end and resolves with its exit code and output, whatever
+ * the code; rejects only when it could not be started at all (ENOENT, EACCES).
+ */
+export function run(file: string, args: readonly string[], options: RunOptions = {}): Promise<Ran> {
+  const command = [file, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  const started = Date.now();
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      file,
+      [...args],
+      { cwd: options.cwd ?? REPO_ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = (error as { code?: unknown } | null)?.code;
+        if (typeof code === 'string') {
+          reject(Object.assign(new Error(`could not run ${command}: ${code}`), { code }));
+          return;
+        }
+        resolvePromise({ command, code: error ? (typeof code === 'number' ? code : null) : 0, signal: (error?.signal as NodeJS.Signals | undefined) ?? null, stdout, stderr, ms: Date.now() - started });
+      },
+    );
+  });
+}
+
+/** The tail of a text, for failure messages. */
+export function tail(text: string, chars = 4000): string {
+  return text.length <= chars ? text : `[... ${text.length - chars} characters before]\n${text.slice(-chars)}`;
+}
+
+/** A finished command, for failure messages. */
+export function explain(ran: Ran): string {
+  return `$ ${ran.command}\nexit ${ran.code ?? `signal ${ran.signal}`} after ${ran.ms} ms\n--- stdout\n${tail(ran.stdout)}\n--- stderr\n${tail(ran.stderr)}`;
+}
+
+/**
+ * The environment for the clients: this process's, without any AWS_* or
+ * BENCHDROP_* setting of whoever runs the tests, the AWS CLI's config and
+ * credential files pointed at files that do not exist (no profile interferes),
+ * and no instance-metadata lookups.
+ */
+export function clientEnv(scratch: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(AWS_|BENCHDROP_|POWERTOOLS_)/.test(name)) env[name] = value;
+  }
+  return {
+    ...env,
+    AWS_CONFIG_FILE: join(scratch, 'no-such-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-such-aws-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_PAGER: '',
+    ...extra,
+  };
+}
+
+/** One S3 record the lab delivered to the ingest handler (from its Powertools event log). */
+export interface DeliveredEvent {
+  eventName: string;
+  key: string;
+  size?: number;
+  eTag?: string;
+}
+
+export interface LabStartOptions {
+  dataDir: string;
+  fresh: boolean;
+  /** Extra arguments after the data and port options. */
+  args?: string[];
+  env: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Signals a process by its id; one that has just exited is no error. */
+function sendSignal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** The lab running as a child process: its endpoints, its output, and a way to stop it. */
+export class LabProcess {
+  private stdoutText = '';
+  private stderrText = '';
+  private exitInfo: Exit | undefined;
+  readonly exited: Promise<Exit>;
+  endpoints!: LabJson;
+  private readonly killOnExit = () => {
+    if (this.running) this.child.kill('SIGKILL');
+  };
+
+  private constructor(readonly child: ChildProcess) {
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => (this.stdoutText += text));
+    child.stderr!.setEncoding('utf8').on('data', (text: string) => (this.stderrText += text));
+    child.once('exit', (code, signal) => {
+      this.exitInfo = { code, signal };
+      process.off('exit', this.killOnExit);
+    });
+    // Resolved on 'close', not 'exit': by then everything it printed has been read.
+    this.exited = new Promise((resolvePromise) => child.once('close', (code, signal) => resolvePromise({ code, signal })));
+    // Last resort, should the test worker end without afterAll: never leave the lab running.
+    process.once('exit', this.killOnExit);
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get running(): boolean {
+    return this.exitInfo === undefined && this.child.pid !== undefined;
+  }
+
+  get stdout(): string {
+    return this.stdoutText;
+  }
+
+  /** Everything it printed, for failure messages. */
+  output(chars = 6000): string {
+    return `--- lab stdout\n${tail(this.stdoutText, chars)}\n--- lab stderr\n${tail(this.stderrText, chars)}`;
+  }
+
+  /**
+   * Starts the lab (`npm start`'s command line, free ports) and waits for its
+   * "ready" line, the end of its banner and its lab.json. On failure or timeout
+   * it is stopped and the error carries its output.
+   */
+  static async start(options: LabStartOptions): Promise<LabProcess> {
+    const args = ['--openssl-legacy-provider', '--import', 'tsx', LAB_MAIN, ...(options.fresh ? ['--fresh'] : []), '--data', options.dataDir, '--s3-port', '0', '--api-port', '0', ...(options.args ?? [])];
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lab = new LabProcess(child);
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    try {
+      await new Promise<void>((resolvePromise, reject) => {
+        const timer = setTimeout(() => done(new Error(`the lab printed no "ready" line within ${timeoutMs / 1000} s`)), timeoutMs);
+        const done = (error?: Error) => {
+          clearTimeout(timer);
+          child.stdout!.off('data', check);
+          child.off('close', early);
+          child.off('error', failed);
+          if (error) reject(error);
+          else resolvePromise();
+        };
+        const check = () => {
+          // The banner ends with the line saying how to stop the lab.
+          if (/^benchdrop lab ready in /m.test(lab.stdoutText) && /^Stop with Ctrl-C/m.test(lab.stdoutText)) done();
+        };
+        const early = (code: number | null, signal: NodeJS.Signals | null) => done(new Error(`the lab exited before it was ready (exit ${code ?? `signal ${signal}`})`));
+        const failed = (error: Error) => done(new Error(`the lab could not be started: ${error.message}`));
+        // Registered after the constructor's listener, so the text is there when checked.
+        child.stdout!.on('data', check);
+        child.once('close', early);
+        child.once('error', failed);
+        check();
+      });
+      const file = join(options.dataDir, 'lab.json');
+      const text = await readFile(file, 'utf8').catch((error: Error) => {
+        throw new Error(`the lab is ready but ${file} cannot be read: ${error.message}`);
+      });
+      lab.endpoints = JSON.parse(text) as LabJson;
+      return lab;
+    } catch (error) {
+      await lab.stop();
+      throw new Error(`${(error as Error).message}\n${lab.output()}`);
+    }
+  }
+
+  /**
+   * SIGTERM by PID, then wait for the exit (SIGKILL after `graceMs`). Safe to
+   * call on a lab that already exited.
+   */
+  async stop(graceMs = 20_000): Promise<Exit & { killed: boolean }> {
+    if (this.child.pid === undefined) return { code: null, signal: null, killed: false };
+    if (!this.running) return { ...(await this.exited), killed: false };
+    sendSignal(this.pid, 'SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), graceMs)));
+    const first = await Promise.race([this.exited, late]);
+    clearTimeout(timer);
+    if (first !== 'late') return { ...first, killed: false };
+    if (this.running) sendSignal(this.pid, 'SIGKILL');
+    return { ...(await this.exited), killed: true };
+  }
+
+  /** The lines it printed that match `pattern`, without their indentation. */
+  printedLines(pattern: RegExp): string[] {
+    return this.stdoutText
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => pattern.test(l));
+  }
+
+  /**
+   * The S3 records the lab delivered to the ingest handler, read from the
+   * handler's own log of each invocation event (POWERTOOLS_LOGGER_LOG_EVENT).
+   */
+  deliveredEvents(): DeliveredEvent[] {
+    const events: DeliveredEvent[] = [];
+    for (const line of this.stdoutText.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      let entry: { message?: string; event?: { Records?: { body?: string }[] } };
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        continue;
+      }
+      if (entry.message !== 'Lambda invocation event') continue;
+      for (const message of entry.event?.Records ?? []) {
+        const body = JSON.parse(message.body ?? '{}') as { Records?: { eventName: string; s3: { object: { key: string; size?: number; eTag?: string } } }[] };
+        for (const record of body.Records ?? []) {
+          const { key, size, eTag } = record.s3.object;
+          events.push({ eventName: record.eventName, key: decodeURIComponent(key.replace(/\+/g, ' ')), ...(size !== undefined ? { size } : {}), ...(eTag !== undefined ? { eTag } : {}) });
+        }
+      }
+    }
+    return events;
+  }
+}
