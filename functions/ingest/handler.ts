@@ -13,7 +13,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
-import { ENV } from '../../shared/config.ts';
+import { ENV, LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { ingestRecord, type IngestDeps } from '../../shared/ingest.ts';
 
 const S3Record = z.object({
@@ -47,7 +47,7 @@ export function ingestDeps(env: NodeJS.ProcessEnv = process.env): IngestDeps {
     s3: createS3Client(),
     db: createDocumentClient(),
     tableName,
-    maxUploadBytes: Number(env[ENV.maxUploadBytes] ?? 1e9),
+    maxUploadBytes: Number(env[ENV.maxUploadBytes] ?? LAB_DEFAULTS.maxUploadMB * MB),
   };
 }
 
