@@ -8,6 +8,8 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
 
 export const BATCH_SIZE = 25;
+/** Requests in flight: a long log is written at several times the speed of one call at a time. */
+export const WRITE_CONCURRENCY = 4;
 const MAX_ATTEMPTS = 8;
 
 export class BatchWriter {
@@ -19,6 +21,8 @@ export class BatchWriter {
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    /** BatchWriteItem calls in flight at once. */
+    private readonly concurrency = WRITE_CONCURRENCY,
   ) {}
 
   get pending(): number {
@@ -35,16 +39,18 @@ export class BatchWriter {
 
   /** Write everything queued. */
   async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const group = takeGroup(this.queue);
-      await this.writeGroup(group);
-    }
+    while (this.queue.length > 0) await this.writeRound(takeRound(this.queue, this.concurrency));
   }
 
   /** Write full groups only, when enough are queued (called while parsing). */
-  async flushFull(threshold = BATCH_SIZE * 4): Promise<void> {
+  async flushFull(threshold = BATCH_SIZE * this.concurrency * 2): Promise<void> {
     if (this.queue.length < threshold) return;
-    while (this.queue.length >= BATCH_SIZE) await this.writeGroup(takeGroup(this.queue));
+    while (this.queue.length >= BATCH_SIZE * this.concurrency) await this.writeRound(takeRound(this.queue, this.concurrency));
+  }
+
+  /** Groups of one round go out together: no key appears twice in a round, so order within a key holds. */
+  private async writeRound(round: WriteRequest[][]): Promise<void> {
+    await Promise.all(round.map((group) => this.writeGroup(group)));
   }
 
   private async writeGroup(group: WriteRequest[]): Promise<void> {
@@ -76,21 +82,35 @@ export function finite(value: unknown): unknown {
   return value;
 }
 
-/** Up to 25 requests with distinct keys (a later write to the same key waits for the next group). */
-function takeGroup(queue: WriteRequest[]): WriteRequest[] {
-  const group: WriteRequest[] = [];
+/** Up to `count` groups whose keys are all distinct (a later write to a key waits for the next round). */
+function takeRound(queue: WriteRequest[], count: number): WriteRequest[][] {
   const seen = new Set<string>();
-  for (let i = 0; i < queue.length && group.length < BATCH_SIZE; ) {
-    const request = queue[i]!;
-    const key = 'PutRequest' in request ? request.PutRequest.Item : request.DeleteRequest.Key;
-    const id = `${String(key['pk'])}\u0000${String(key['sk'])}`;
-    if (seen.has(id)) {
-      i++;
-      continue;
-    }
-    seen.add(id);
-    group.push(request);
-    queue.splice(i, 1);
+  const round: WriteRequest[][] = [];
+  while (round.length < count && queue.length > 0) {
+    const group = takeGroup(queue, seen);
+    if (group.length === 0) break;
+    round.push(group);
   }
+  return round;
+}
+
+/** Up to 25 requests whose keys are not in `seen` (which they join); one pass over the queue. */
+function takeGroup(queue: WriteRequest[], seen: Set<string>): WriteRequest[] {
+  const group: WriteRequest[] = [];
+  let kept = 0;
+  for (let i = 0; i < queue.length; i++) {
+    const request = queue[i]!;
+    if (group.length < BATCH_SIZE) {
+      const key = 'PutRequest' in request ? request.PutRequest.Item : request.DeleteRequest.Key;
+      const id = `${String(key['pk'])}\u0000${String(key['sk'])}`;
+      if (!seen.has(id)) {
+        seen.add(id);
+        group.push(request);
+        continue;
+      }
+    }
+    queue[kept++] = request;
+  }
+  queue.length = kept;
   return group;
 }
