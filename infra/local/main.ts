@@ -28,7 +28,7 @@ export async function runLab(options: LabCommandOptions, out: (line: string) => 
   out(`  report page  ${e.reportUrl}`);
   if (dead > 0) out(`  ${dead} message(s) in the dead-letter list: see ${e.dataDir}/dead-letters.jsonl`);
   out('');
-  out('Upload a log with the AWS CLI (it is ingested within a second):');
+  out('Upload a log with the AWS CLI (a small log is ingested within a second; GET /uploads tells when):');
   out(`  AWS_ACCESS_KEY_ID=${LAB_CREDENTIALS.accessKeyId} AWS_SECRET_ACCESS_KEY=${LAB_CREDENTIALS.secretAccessKey} aws --endpoint-url ${e.s3Endpoint} --region ${e.region} s3 cp FILE s3://${LAB_BUCKET}/mydisk/FILE --metadata device=mydisk`);
   out('See what was ingested, and compare two devices:');
   out(`  curl '${e.apiUrl}/uploads'`);
