@@ -8,7 +8,7 @@
  */
 import { IOSTAT_METRICS, type IostatMetric } from '../metrics.ts';
 import type { IostatColumn, IostatMeta, IostatRun, IostatSample, IostatSeries, MetricSummary, ParseWarning } from '../model.ts';
-import type { IostatPlatform } from './iostat-layout.ts';
+import { metricValues, type IostatPlatform } from './iostat-layout.ts';
 import { mergeSummaries, scaleSummary, SummaryBank } from './summary.ts';
 import { MAX_WARNINGS, type ParserOptions } from './types.ts';
 
@@ -264,22 +264,18 @@ export class IostatRunBuilder {
         if (iops === iops) (sinceBoot ? state.sinceBoot : state.interval).add(DERIVED_IOPS, iops);
       }
       state.sampleCount++;
-      if (this.wantSamples) this.emitSample(state, sinceBoot, deriveIops);
+      if (this.wantSamples) this.emitSample(state, sinceBoot);
       state.inReport = false;
     }
     this.touched.length = 0;
   }
 
-  private emitSample(state: SeriesState, sinceBoot: boolean, deriveIops: boolean): void {
-    const values: Partial<Record<IostatMetric, number>> = {};
+  private emitSample(state: SeriesState, sinceBoot: boolean): void {
     const raw: Record<string, number> = {};
     this.columns.forEach((column, id) => {
-      if (state.stamp[id] !== this.report) return;
-      const v = state.current[id]!;
-      raw[column.name] = v;
-      if (column.metric !== undefined && !Number.isNaN(v) && values[column.metric] === undefined) values[column.metric] = v * column.factor;
+      if (state.stamp[id] === this.report) raw[column.name] = state.current[id]!;
     });
-    if (deriveIops && values.read_iops !== undefined && values.write_iops !== undefined) values.iops = values.read_iops + values.write_iops;
+    const values = metricValues(this.columns, raw);
     const sample: IostatSample = { report: this.report, line: state.line, sinceBoot, values, raw };
     if (this.reportTime !== undefined) sample.time = this.reportTime;
     state.samples?.push(sample);

@@ -5,6 +5,7 @@
 import type { IostatMetric } from '../metrics.ts';
 import type { DiskperfRun, IostatColumn, IostatRun, IostatSample, MetricSummary, Run } from '../model.ts';
 import { seriesLabel } from '../labels.ts';
+import { metricValues } from '../parsers/iostat-layout.ts';
 import { chunkSk, devicePk, deviceSk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
 
 export const UPLOAD_STATUSES = ['processing', 'ready', 'failed', 'deleted'] as const;
@@ -139,7 +140,13 @@ export interface SeriesItem {
   gsi1sk: string;
 }
 
-/** Samples of one series, column-wise so a chunk stays small. */
+/**
+ * Samples of one series, column-wise and packed: each printed column is one string
+ * of space-separated numbers (`-` where the report did not print it). One
+ * attribute per column instead of a number per value keeps chunks small and cheap
+ * to write; canonical values are derived on read (chunkSamples), by the same rule
+ * the parser uses.
+ */
 export interface ChunkItem {
   pk: string;
   sk: string;
@@ -147,12 +154,34 @@ export interface ChunkItem {
   runId: string;
   native: string;
   first: number;
-  reports: number[];
-  lines: number[];
-  times?: (string | null)[];
-  sinceBoot: boolean[];
-  values: Partial<Record<IostatMetric, (number | null)[]>>;
-  raw: Record<string, (number | null)[]>;
+  count: number;
+  reports: string;
+  lines: string;
+  /** Report times as a JSON array (null for none), when the log prints them. */
+  times?: string;
+  /** The first sample counts since boot (only a run's first chunk can start with one). */
+  sinceBootFirst: boolean;
+  raw: Record<string, string>;
+}
+
+const MISSING = '-';
+const pack = (values: readonly (number | undefined)[]) => values.map((v) => (v === undefined || !Number.isFinite(v) ? MISSING : String(v))).join(' ');
+const unpack = (text: string) => text.split(' ').map((t) => (t === MISSING ? undefined : Number(t)));
+
+/** The samples of a stored chunk, with canonical values from the run's columns. */
+export function chunkSamples(chunk: ChunkItem, columns: readonly IostatColumn[]): IostatSample[] {
+  const reports = unpack(chunk.reports);
+  const lines = unpack(chunk.lines);
+  const times = chunk.times === undefined ? undefined : (JSON.parse(chunk.times) as (string | null)[]);
+  const raw = Object.entries(chunk.raw).map(([name, packed]) => [name, unpack(packed)] as const);
+  return reports.map((report, i) => {
+    const printed: Record<string, number> = {};
+    for (const [name, values] of raw) if (values[i] !== undefined) printed[name] = values[i]!;
+    const sample: IostatSample = { report: report!, line: lines[i]!, sinceBoot: i === 0 && chunk.sinceBootFirst, values: metricValues(columns, printed), raw: printed };
+    const time = times?.[i];
+    if (time) sample.time = time;
+    return sample;
+  });
 }
 
 export interface RunContext {
@@ -271,13 +300,10 @@ export class ChunkBuilder {
   private take(): ChunkItem {
     const samples = this.samples;
     this.samples = [];
-    const values: ChunkItem['values'] = {};
+    const columns = new Set<string>();
+    for (const sample of samples) for (const name of Object.keys(sample.raw)) columns.add(name);
     const raw: ChunkItem['raw'] = {};
-    samples.forEach((sample, i) => {
-      for (const [metric, v] of Object.entries(sample.values) as [IostatMetric, number][]) (values[metric] ??= new Array(samples.length).fill(null))[i] = Number.isFinite(v) ? v : null;
-      for (const [column, v] of Object.entries(sample.raw)) (raw[column] ??= new Array(samples.length).fill(null))[i] = Number.isFinite(v) ? v : null;
-    });
-    const times = samples.some((s) => s.time !== undefined) ? samples.map((s) => s.time ?? null) : undefined;
+    for (const name of columns) raw[name] = pack(samples.map((s) => s.raw[name]));
     const item: ChunkItem = {
       pk: runPk(this.runId),
       sk: chunkSk(this.native, this.chunks),
@@ -285,11 +311,11 @@ export class ChunkBuilder {
       runId: this.runId,
       native: this.native,
       first: samples[0]!.report,
-      reports: samples.map((s) => s.report),
-      lines: samples.map((s) => s.line),
-      ...(times ? { times } : {}),
-      sinceBoot: samples.map((s) => s.sinceBoot),
-      values,
+      count: samples.length,
+      reports: pack(samples.map((s) => s.report)),
+      lines: pack(samples.map((s) => s.line)),
+      ...(samples.some((s) => s.time !== undefined) ? { times: JSON.stringify(samples.map((s) => s.time ?? null)) } : {}),
+      sinceBootFirst: samples[0]!.sinceBoot,
       raw,
     };
     this.chunks++;

@@ -20,6 +20,8 @@ import { handler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, s3TestEvent, sequencerGenerator, sqsEvent, type S3EventName, type S3NotificationRecord, type SqsBody, type SqsEventOptions } from '../../infra/local/events.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { DEVICES_PK, devicePk, objectPk, runId, runPk, sortableSequencer, uploadPk, uploadSk } from '../../shared/store/keys.ts';
+import type { IostatColumn } from '../../shared/model.ts';
+import { chunkSamples, type ChunkItem } from '../../shared/store/records.ts';
 import { INDEXES } from '../../shared/table.ts';
 import { startEmulators, type Emulators, type PutOptions, type PutResult } from '../support/emulators.ts';
 import { lambdaContext } from '../support/lambda.ts';
@@ -254,9 +256,13 @@ describe('the four sample logs', () => {
     expect(series.find((s) => s['runId'] === runIds[0])!['summary']).toMatchObject({ write_iops: { mean: 84.9 } });
 
     const chunk = await getItem(env, runPk(runIds[3]!), 'CHUNK#c0t0d0#00000');
-    expect(chunk).toMatchObject({ type: 'chunk', native: 'c0t0d0', first: 0, reports: [0], sinceBoot: [true] });
-    expect(chunk!['values']).toEqual({ iops: [6028.7], read_iops: [0], write_iops: [6028.7], read_kBps: [0], write_kBps: [48244.4], wait_queue: [127], active_queue: [222.2], wait_ms: [21.1], service_ms: [36.9], util_pct: [98] });
-    expect(chunk!['raw']).toEqual({ 'r/s': [0], 'w/s': [6028.7], 'kr/s': [0], 'kw/s': [48244.4], wait: [127], actv: [222.2], wsvc_t: [21.1], asvc_t: [36.9], '%w': [80], '%b': [98] });
+    expect(chunk).toMatchObject({ type: 'chunk', native: 'c0t0d0', first: 0, count: 1, reports: '0', sinceBootFirst: true });
+    // Printed columns are stored packed; canonical values come back on read, by the parser's rule.
+    expect(chunk!['raw']).toEqual({ 'r/s': '0', 'w/s': '6028.7', 'kr/s': '0', 'kw/s': '48244.4', wait: '127', actv: '222.2', wsvc_t: '21.1', asvc_t: '36.9', '%w': '80', '%b': '98' });
+    const runMeta = await meta(runIds[3]!);
+    const [sample] = chunkSamples(chunk as unknown as ChunkItem, runMeta!['columns'] as IostatColumn[]);
+    expect(sample!.values).toEqual({ iops: 6028.7, read_iops: 0, write_iops: 6028.7, read_kBps: 0, write_kBps: 48244.4, wait_queue: 127, active_queue: 222.2, wait_ms: 21.1, service_ms: 36.9, util_pct: 98 });
+    expect(sample).toMatchObject({ report: 0, sinceBoot: true });
     for (const n of X4100_NATIVES) expect(await getItem(env, DEVICES_PK, `x4100/${n}`)).toMatchObject({ type: 'device', format: 'iostat' });
   });
 });
@@ -401,12 +407,13 @@ describe('object encodings and sizes', () => {
       expect(stored['sampleCount']).toBe(reports);
       expect(stored['chunks']).toBe(mine.length);
       expect(mine.map((c) => c.sk)).toEqual(Array.from({ length: 8 }, (_, n) => `CHUNK#${native}#${String(n).padStart(5, '0')}`));
-      const allReports = mine.flatMap((c) => c['reports'] as number[]);
+      const samples = mine.flatMap((c) => chunkSamples(c as unknown as ChunkItem, run['columns'] as IostatColumn[]));
+      const allReports = samples.map((s) => s.report);
       expect(allReports).toEqual(Array.from({ length: reports }, (_, r) => r));
       expect(allReports.length).toBe(stored['sampleCount']);
-      const writes = mine.flatMap((c) => (c['values'] as Record<string, number[]>)['write_iops']!);
+      const writes = samples.map((s) => s.values.write_iops!);
       expect(writes).toEqual(allReports.map((r) => writeIops(r, d)));
-      expect(mine.flatMap((c) => c['sinceBoot'] as boolean[]).filter(Boolean)).toHaveLength(1);
+      expect(samples.filter((s) => s.sinceBoot)).toHaveLength(1);
       // The summary leaves out the since-boot report.
       const expectedMean = writes.slice(1).reduce((a, b) => a + b, 0) / (reports - 1);
       const summary = (stored['summary'] as Record<string, { count: number; mean: number }>)['write_iops']!;
