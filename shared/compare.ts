@@ -166,10 +166,70 @@ function geomean(values: readonly number[]): number {
   return Math.exp(values.reduce((s, v) => s + Math.log(v), 0) / values.length);
 }
 
-/** Summary ratio of two sides, or null when nothing pairs (used by the bootstrap too). */
-function summaryRatio(a: readonly Observation[], b: readonly Observation[], metrics: readonly Metric[]): number | null {
-  const ratios = pair(a, b, metrics).flatMap((r) => (r.ratio === undefined ? [] : [r.ratio]));
-  return ratios.length === 0 ? null : geomean(ratios);
+/**
+ * Summary ratios of resampled sides, sorted. Each observation becomes a dense row
+ * of log values over the union of points once (NaN missing, -Infinity zero), so an
+ * iteration is a few thousand additions: the same geometric means and exclusions
+ * as pair(), without its maps (2,000 iterations of 20 runs a side took seconds).
+ */
+function bootstrapRatios(a: readonly Observation[], b: readonly Observation[], metrics: readonly Metric[], iterations: number, random: () => number): number[] {
+  const keys = new Map<PointKey, number>();
+  const signs: number[] = [];
+  const rows = (side: readonly Observation[]) =>
+    side.map((o) => {
+      const points = pointsOf(o, metrics);
+      for (const [key, p] of points) {
+        if (!keys.has(key)) {
+          keys.set(key, keys.size);
+          signs.push(METRICS[p.metric].direction === 'higher-better' ? 1 : -1);
+        }
+      }
+      return points;
+    });
+  const pa = rows(a);
+  const pb = rows(b);
+  const width = keys.size;
+  const dense = (points: ReturnType<typeof pointsOf>[]) =>
+    points.map((map) => {
+      const row = new Float64Array(width).fill(NaN);
+      for (const [key, p] of map) row[keys.get(key)!] = p.value > 0 ? Math.log(p.value) : -Infinity;
+      return row;
+    });
+  const ra = dense(pa);
+  const rb = dense(pb);
+  const sumA = new Float64Array(width);
+  const sumB = new Float64Array(width);
+  const nA = new Int32Array(width);
+  const nB = new Int32Array(width);
+  const accumulate = (rowsOfSide: Float64Array[], sum: Float64Array, n: Int32Array) => {
+    sum.fill(0);
+    n.fill(0);
+    for (let k = 0; k < rowsOfSide.length; k++) {
+      const row = rowsOfSide[Math.floor(random() * rowsOfSide.length)]!;
+      for (let j = 0; j < width; j++) {
+        const v = row[j]!;
+        if (v === v) {
+          sum[j]! += v;
+          n[j]!++;
+        }
+      }
+    }
+  };
+  const out: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    accumulate(ra, sumA, nA);
+    accumulate(rb, sumB, nB);
+    let total = 0;
+    let count = 0;
+    for (let j = 0; j < width; j++) {
+      // A zero on a side makes its sum -Infinity: the point is excluded, as in pair().
+      if (nA[j] === 0 || nB[j] === 0 || sumA[j] === -Infinity || sumB[j] === -Infinity) continue;
+      total += signs[j]! * (sumA[j]! / nA[j]! - sumB[j]! / nB[j]!);
+      count++;
+    }
+    if (count > 0) out.push(Math.exp(total / count));
+  }
+  return out.sort((x, y) => x - y);
 }
 
 /** A small deterministic PRNG (mulberry32): the same data always gives the same interval. */
@@ -253,14 +313,7 @@ export function compareSelections(a: readonly Observation[], b: readonly Observa
   if (ratio === null) ciNote = 'no point could be paired';
   else if (oa.length < 2 || ob.length < 2) ciNote = `no interval: it needs at least 2 runs on each side (A has ${oa.length}, B has ${ob.length})`;
   else {
-    const random = prng(seed);
-    const draw = (obs: readonly Observation[]) => Array.from({ length: obs.length }, () => obs[Math.floor(random() * obs.length)]!);
-    const samples: number[] = [];
-    for (let i = 0; i < iterations; i++) {
-      const r = summaryRatio(draw(oa), draw(ob), metrics);
-      if (r !== null) samples.push(r);
-    }
-    samples.sort((x, y) => x - y);
+    const samples = bootstrapRatios(oa, ob, metrics, iterations, prng(seed));
     if (samples.length > 0) ci = { level: 0.95, low: percentile(samples, 0.025), high: percentile(samples, 0.975), method: 'bootstrap', iterations, seed };
   }
   const significant = ci === null ? null : ci.low > 1 || ci.high < 1;

@@ -1,0 +1,428 @@
+/**
+ * `npm run bench:api`: the comparison API under load (issue 6, item 3), over HTTP
+ * against in-process emulators, at 1,000 and at 10,000 stored runs.
+ *
+ *   1. start dynalite + s3rver with test/support/emulators.ts, and the API handler
+ *      (functions/api/handler.ts, setApiDeps with the emulator clients) behind
+ *      infra/local/http.ts's startHttpServer on 127.0.0.1:0, as the local lab does;
+ *   2. seed the table directly (no ingest): the three IRIX Indy diskperf fixtures
+ *      are parsed once, and run META items are built from them with
+ *      diskperfRunItem, values perturbed by a seeded PRNG (+-5 %), spread over 200
+ *      device labels: `bench-a` and `bench-b` with 20 runs each (tags
+ *      interface=SAS and interface=SCSI), the rest round-robin over dev-000..dev-197;
+ *      one DEVICES item per label; written with BatchWriter;
+ *   3. per table size (1,000 runs, then 9,000 more for 10,000), per scenario:
+ *      one request with the document client's reads metered (Query, GetItem and
+ *      BatchGet get ReturnConsumedCapacity 'TOTAL'; dynalite answers with
+ *      ConsumedCapacity, the CapacityUnits are summed), checked (200, the expected
+ *      number of runs per side); then autocannon 9 as a child process (its own
+ *      event loop, not the server's) on loopback, concurrency 16, for a fixed
+ *      duration;
+ *   4. print p50/p99 latency, requests/s, non-2xx, errors and timeouts per scenario
+ *      and size, the read units per request at both sizes, the targets and
+ *      whether they are met.
+ *
+ * Scenarios: GET /compare?a=bench-a&b=bench-b (device selectors), GET /compare
+ * with tag.interface=SAS vs tag.interface=SCSI (no device term: reads every
+ * label), GET /compare?a=run=ID&b=run=ID, GET /devices.
+ *
+ * Exit 0 whatever the targets say; 1 when a check request fails or the load
+ * gets a non-2xx answer or a connection error (timeouts are reported only).
+ *
+ *   npm run bench:api -- [--duration 10]
+ */
+import '../test/support/quiet.ts';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as apiHandler, setApiDeps } from '../functions/api/handler.ts';
+import { startHttpServer, type ApiHandler } from '../infra/local/http.ts';
+import { ROUTES } from '../shared/api.ts';
+import type { DiskperfRun } from '../shared/model.ts';
+import { parseText } from '../shared/parsers/index.ts';
+import { BatchWriter } from '../shared/store/batch.ts';
+import { DEVICES_PK, runId } from '../shared/store/keys.ts';
+import { diskperfRunItem } from '../shared/store/records.ts';
+import { startEmulators, type Emulators } from '../test/support/emulators.ts';
+import { lambdaContext } from '../test/support/lambda.ts';
+import { table } from './stats.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const AUTOCANNON = join(ROOT, 'node_modules/autocannon/autocannon.js');
+const FIXTURES = ['irix-6.5-indy-scsi2sd-redux', 'irix-6.5-indy-300G-10K', 'irix-6.5-indy-scsi2sd-10M-sync'].map((name) => join(ROOT, 'test/fixtures/irix', `${name}.diskperf.txt`));
+
+const SIZES = [1_000, 10_000];
+const LABELS = 200;
+const TARGETS = { a: 'bench-a', b: 'bench-b' } as const;
+const TARGET_RUNS = 20;
+const OTHER_LABELS = Array.from({ length: LABELS - 2 }, (_, i) => `dev-${String(i).padStart(3, '0')}`);
+const CONCURRENCY = 16;
+const TIMEOUT_S = 30;
+const P99_TARGET_MS = 100;
+const BUCKET = 'benchdrop-bench-api';
+const SEED = 0x6a09e667;
+/** A scenario whose lone request takes longer than this is loaded with one request per connection (-a 16), not for a duration. */
+const AMOUNT_MODE_MS = 250;
+/** ... and longer than this, not loaded at all: 16 at once would outlast the bench's time budget. */
+const NO_LOAD_MS = 3000;
+const DRAIN_LIMIT_MS = 120_000;
+
+function argValue(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  if (i === -1) return fallback;
+  const value = Number(process.argv[i + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number`);
+  return value;
+}
+const DURATION_S = argValue('--duration', 10);
+
+// ---------------------------------------------------------------- seeding
+
+/** mulberry32: small, seeded, good enough to perturb values. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function templates(): Promise<DiskperfRun[]> {
+  const out: DiskperfRun[] = [];
+  for (const path of FIXTURES) {
+    const parsed = await parseText(readFileSync(path, 'utf8'), path);
+    const run = parsed.runs[0];
+    if (!run || run.format !== 'diskperf') throw new Error(`${path}: expected a diskperf run`);
+    out.push(run);
+  }
+  return out;
+}
+
+interface Seeder {
+  /** Runs written so far (the next run's number). */
+  count: number;
+  ids: Map<string, string[]>;
+}
+
+const T0 = Date.UTC(2024, 0, 1);
+
+/** Run number n on `label`: a fixture's rows, every value times (1 +- 5 %), its own time and id. */
+function runItem(n: number, label: string, template: DiskperfRun, random: () => number) {
+  const key = `bench/${label}/${String(n).padStart(5, '0')}.diskperf.txt`;
+  const version = 'v1';
+  const id = runId(BUCKET, key, version, 0);
+  const bias = label === TARGETS.a ? 1.05 : 1;
+  const run: DiskperfRun = {
+    ...template,
+    meta: { ...template.meta, startedAt: new Date(T0 + n * 60_000).toISOString().slice(0, 19) },
+    rows: template.rows.map((row) => ({
+      ...row,
+      values: Object.fromEntries(Object.entries(row.values).map(([metric, v]) => [metric, Math.round((v as number) * bias * (0.95 + 0.1 * random()) * 1000) / 1000])),
+    })),
+  };
+  const tags: Record<string, string> = label === TARGETS.a ? { interface: 'SAS' } : label === TARGETS.b ? { interface: 'SCSI' } : {};
+  return diskperfRunItem(run, { runId: id, label, tags, source: { bucket: BUCKET, key, version }, ingestedAt: new Date(T0 + n * 60_000 + 5_000).toISOString() });
+}
+
+/** Write runs until the table holds `total`; the first call also writes the target labels' runs and every DEVICES item. */
+async function seed(env: Emulators, seeder: Seeder, total: number, fixtures: DiskperfRun[], random: () => number): Promise<number> {
+  const started = performance.now();
+  const writer = new BatchWriter(env.db, env.tableName);
+  const add = (label: string) => {
+    const n = seeder.count++;
+    const item = runItem(n, label, fixtures[n % fixtures.length]!, random);
+    const list = seeder.ids.get(label) ?? [];
+    list.push(item.runId);
+    seeder.ids.set(label, list);
+    writer.put(item);
+  };
+  if (seeder.count === 0) {
+    for (let i = 0; i < TARGET_RUNS; i++) {
+      add(TARGETS.a);
+      add(TARGETS.b);
+    }
+    const lastSeen = new Date(T0 + total * 60_000).toISOString();
+    for (const label of [TARGETS.a, TARGETS.b, ...OTHER_LABELS]) writer.put({ pk: DEVICES_PK, sk: label, type: 'device', label, format: 'diskperf', lastSeen });
+  }
+  while (seeder.count < total) {
+    add(OTHER_LABELS[seeder.count % OTHER_LABELS.length]!);
+    if (writer.pending >= 1000) await writer.flush();
+  }
+  await writer.flush();
+  return (performance.now() - started) / 1000;
+}
+
+// ---------------------------------------------------------------- metered reads
+
+interface ReadMeter {
+  on: boolean;
+  units: number;
+  requests: number;
+  unmetered: number;
+}
+
+function meterReads(env: Emulators): ReadMeter {
+  const meter: ReadMeter = { on: false, units: 0, requests: 0, unmetered: 0 };
+  const original = env.db.send.bind(env.db) as (...a: unknown[]) => Promise<unknown>;
+  const send = async (command: unknown, ...rest: unknown[]): Promise<unknown> => {
+    const isRead = command instanceof QueryCommand || command instanceof GetCommand || command instanceof BatchGetCommand;
+    if (isRead) (command as { input: Record<string, unknown> }).input['ReturnConsumedCapacity'] = 'TOTAL';
+    const output = await original(command, ...rest);
+    if (isRead && meter.on) {
+      meter.requests++;
+      const c = (output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      if (c === undefined) meter.unmetered++;
+      else meter.units += (Array.isArray(c) ? c : [c]).reduce((sum, x) => sum + (x.CapacityUnits ?? 0), 0);
+    }
+    return output;
+  };
+  (env.db as unknown as { send: unknown }).send = send;
+  return meter;
+}
+
+// ---------------------------------------------------------------- scenarios
+
+interface Scenario {
+  name: string;
+  path: string;
+  /** What a correct answer holds; a message when it does not. */
+  check: (body: unknown) => string | undefined;
+}
+
+interface CompareBody {
+  a?: { runs?: number };
+  b?: { runs?: number };
+}
+
+const compareCheck = (runs: number) => (body: unknown) => {
+  const c = body as CompareBody;
+  return c.a?.runs === runs && c.b?.runs === runs ? undefined : `expected ${runs} run(s) per side, got a ${String(c.a?.runs)}, b ${String(c.b?.runs)}`;
+};
+
+function scenarios(seeder: Seeder): Scenario[] {
+  const q = (a: string, b: string) => `/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`;
+  return [
+    { name: 'device: bench-a vs bench-b', path: q(TARGETS.a, TARGETS.b), check: compareCheck(TARGET_RUNS) },
+    { name: 'tag: interface=SAS vs SCSI', path: q('tag.interface=SAS', 'tag.interface=SCSI'), check: compareCheck(TARGET_RUNS) },
+    { name: 'run: run=ID vs run=ID', path: q(`run=${seeder.ids.get(TARGETS.a)![0]}`, `run=${seeder.ids.get(TARGETS.b)![0]}`), check: compareCheck(1) },
+    {
+      name: 'GET /devices',
+      path: '/devices',
+      check: (body) => {
+        const n = (body as { devices?: unknown[] }).devices?.length;
+        return n === LABELS ? undefined : `expected ${LABELS} devices, got ${String(n)}`;
+      },
+    },
+  ];
+}
+
+interface Probe {
+  status: number;
+  ms: number;
+  units: number;
+  reads: number;
+  unmetered: number;
+  problem?: string;
+}
+
+/** One request, alone, with its reads metered. */
+async function probe(base: string, scenario: Scenario, meter: ReadMeter): Promise<Probe> {
+  Object.assign(meter, { on: true, units: 0, requests: 0, unmetered: 0 });
+  const started = performance.now();
+  let status = 0;
+  let problem: string | undefined;
+  try {
+    const response = await fetch(base + scenario.path);
+    status = response.status;
+    const text = await response.text();
+    problem = status === 200 ? scenario.check(JSON.parse(text)) : `HTTP ${status}: ${text.slice(0, 300)}`;
+  } catch (error) {
+    problem = `request failed: ${(error as Error).message}`;
+  } finally {
+    meter.on = false;
+  }
+  return { status, ms: performance.now() - started, units: meter.units, reads: meter.requests, unmetered: meter.unmetered, ...(problem ? { problem } : {}) };
+}
+
+interface Load {
+  p50: number;
+  p99: number;
+  rps: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+const children = new Set<ReturnType<typeof spawn>>();
+
+/** autocannon in its own process, so the load generator does not share the server's event loop. */
+function load(url: string, mode: string[]): Promise<Load> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [AUTOCANNON, '-c', String(CONCURRENCY), ...mode, '-t', String(TIMEOUT_S), '-j', '-n', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      children.delete(child);
+      if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err.slice(0, 500)}`));
+      try {
+        const r = JSON.parse(out.trim().split('\n').pop()!) as {
+          latency: { p50: number; p99: number };
+          requests: { average: number; total: number };
+          non2xx: number;
+          errors: number;
+          timeouts: number;
+        };
+        resolvePromise({ p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts });
+      } catch (error) {
+        reject(new Error(`autocannon output not understood: ${(error as Error).message}: ${out.slice(0, 300)}`));
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------- in flight
+
+/** Requests the API is still working on (autocannon leaves some behind when its duration ends). */
+const inFlight = { count: 0 };
+
+const counted: ApiHandler = async (event, context) => {
+  inFlight.count++;
+  try {
+    return await (apiHandler as ApiHandler)(event, context);
+  } finally {
+    inFlight.count--;
+  }
+};
+
+/** Wait until the API has answered everything (at most DRAIN_LIMIT_MS); the time waited. */
+async function drain(): Promise<number> {
+  const started = performance.now();
+  while (inFlight.count > 0 && performance.now() - started < DRAIN_LIMIT_MS) await new Promise((r) => setTimeout(r, 50));
+  return performance.now() - started;
+}
+
+// ---------------------------------------------------------------- main
+
+interface Result {
+  size: number;
+  scenario: Scenario;
+  probe: Probe;
+  /** How the load ran: `-d 10`, `-a 16`, or `none` (a lone request took over NO_LOAD_MS). */
+  mode: string;
+  load?: Load;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((res, rej) => {
+    server.close((error) => (error ? rej(error) : res()));
+    server.closeAllConnections();
+  });
+}
+
+const f = (n: number, digits = 1) => n.toFixed(digits);
+
+async function main(): Promise<number> {
+  const env = await startEmulators({ tableName: 'benchdrop-api-bench', bucket: 'benchdrop-api-bench-drop' });
+  let server: Server | undefined;
+  let failed = false;
+  const results: Result[] = [];
+  try {
+    const meter = meterReads(env);
+    setApiDeps({ s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: 10_000_000 });
+    server = await startHttpServer({ host: '127.0.0.1', port: 0, handler: counted, context: () => lambdaContext('benchdrop-api'), routeKeys: Object.values(ROUTES) });
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const fixtures = await templates();
+    const random = prng(SEED);
+    const seeder: Seeder = { count: 0, ids: new Map() };
+    console.log(`API at ${base}; ${LABELS} labels, ${TARGET_RUNS} runs each on ${TARGETS.a} and ${TARGETS.b}; autocannon -c ${CONCURRENCY} -d ${DURATION_S} per scenario`);
+
+    for (const size of SIZES) {
+      const seconds = await seed(env, seeder, size, fixtures, random);
+      console.log(`\nseeded to ${seeder.count} runs (${f(seconds)} s)`);
+      for (const scenario of scenarios(seeder)) {
+        const waited = await drain();
+        if (waited > 100) console.log(`  (waited ${f(waited / 1000)} s for ${inFlight.count === 0 ? 'the previous load to finish' : 'the previous load; still in flight: ' + inFlight.count})`);
+        const p = await probe(base, scenario, meter);
+        if (p.problem) {
+          failed = true;
+          console.log(`  ${scenario.name}: check FAILED: ${p.problem}`);
+          continue;
+        }
+        const single = `single request ${f(p.ms)} ms, ${p.reads} reads, ${p.units} RCU${p.unmetered ? ` (${p.unmetered} reads unmetered)` : ''}`;
+        if (p.ms > NO_LOAD_MS) {
+          console.log(`  ${scenario.name}: ${single}; not loaded (a lone request takes over ${NO_LOAD_MS} ms)`);
+          results.push({ size, scenario, probe: p, mode: 'none' });
+          continue;
+        }
+        const mode = p.ms > AMOUNT_MODE_MS ? ['-a', String(CONCURRENCY)] : ['-d', String(DURATION_S)];
+        const l = await load(base + scenario.path, mode);
+        if (l.non2xx > 0 || l.errors - l.timeouts > 0) failed = true;
+        console.log(
+          `  ${scenario.name}: ${single}; load (${mode.join(' ')}) p50 ${l.p50} ms, p99 ${l.p99} ms, ${f(l.rps)} req/s, ${l.total} requests, non-2xx ${l.non2xx}, errors ${l.errors}, timeouts ${l.timeouts}`,
+        );
+        results.push({ size, scenario, probe: p, mode: mode.join(' '), load: l });
+      }
+    }
+  } catch (error) {
+    failed = true;
+    console.error(error);
+  } finally {
+    for (const child of children) child.kill();
+    setApiDeps(undefined);
+    if (server) await closeServer(server).catch(() => undefined);
+    await env.stop().catch((error: unknown) => console.error('stopping the emulators:', error));
+  }
+
+  if (results.length === 0) return 1;
+  const rows = [['runs', 'scenario', 'load', 'single ms', 'p50 ms', 'p99 ms', 'req/s', 'requests', 'non-2xx', 'errors', 'timeouts', 'RCU / request', 'reads / request']];
+  for (const r of results) {
+    const l = r.load;
+    const has = l !== undefined && l.total > 0;
+    rows.push([String(r.size), r.scenario.name, r.mode, f(r.probe.ms, 0), has ? String(l.p50) : '-', has ? String(l.p99) : '-', l ? f(l.rps) : '-', l ? String(l.total) : '-', l ? String(l.non2xx) : '-', l ? String(l.errors) : '-', l ? String(l.timeouts) : '-', f(r.probe.units), String(r.probe.reads)]);
+  }
+  console.log(`\n${table(rows, (c) => c !== 1 && c !== 2)}`);
+
+  const bySize = (name: string, size: number) => results.find((r) => r.scenario.name === name && r.size === size);
+  console.log('\nread units per request, 1,000 -> 10,000 runs:');
+  const names = [...new Set(results.map((r) => r.scenario.name))];
+  for (const name of names) {
+    const small = bySize(name, SIZES[0]!);
+    const large = bySize(name, SIZES[1]!);
+    if (!small || !large) continue;
+    console.log(`  ${name}: ${f(small.probe.units)} -> ${f(large.probe.units)} RCU (${large.probe.units > small.probe.units ? 'grew' : 'did not grow'})`);
+  }
+
+  const device = names[0]!;
+  const missed: string[] = [];
+  const targetRows = [['target', 'figure', 'result']];
+  for (const size of SIZES) {
+    const r = bySize(device, size);
+    const l = r?.load;
+    const figure = l && l.total > 0 ? `${l.p99} ms` : r ? `not loaded (one request ${f(r.probe.ms, 0)} ms)` : 'not measured';
+    const met = l !== undefined && l.total > 0 && l.p99 < P99_TARGET_MS && l.non2xx === 0 && l.timeouts === 0;
+    targetRows.push([`device compare p99 < ${P99_TARGET_MS} ms at ${size} runs`, figure, met ? 'met' : 'NOT MET']);
+    if (!met) missed.push(`device compare p99 ${figure} at ${size} runs`);
+  }
+  const small = bySize(device, SIZES[0]!);
+  const large = bySize(device, SIZES[1]!);
+  const flat = small !== undefined && large !== undefined && large.probe.units <= small.probe.units && large.probe.unmetered === 0;
+  targetRows.push([`device compare RCU does not grow ${SIZES[0]} -> ${SIZES[1]} runs`, small && large ? `${f(small.probe.units)} -> ${f(large.probe.units)}` : 'not measured', flat ? 'met' : 'NOT MET']);
+  if (!flat) missed.push('device compare read units grew with table size (or were not measured)');
+  console.log(`\n${table(targetRows, () => false)}`);
+  console.log(`\ntargets: ${missed.length === 0 ? 'all met' : `NOT met: ${missed.join('; ')}`}`);
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main();
