@@ -405,47 +405,42 @@ export class BenchdropStack extends Stack {
     if (settings.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(settings.alarmEmail));
 
     const fiveMinutes = Duration.minutes(5);
+    // Each alarm fires on any occurrence: one dead letter, error, throttle or 5xx is worth a look.
+    const anyAbove0 = (id: string, alarmDescription: string, metric: cloudwatch.IMetric) =>
+      new cloudwatch.Alarm(this, id, {
+        alarmDescription,
+        metric,
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
     this.alarms = [
-      new cloudwatch.Alarm(this, 'DeadLetterQueueAlarm', {
-        alarmDescription: `benchdrop ${settings.lab}: S3 events the ingest function failed ${INGEST.maxReceiveCount} times are waiting in the dead-letter queue`,
-        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: cloudwatch.Stats.MAXIMUM }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      new cloudwatch.Alarm(this, 'IngestErrorsAlarm', {
-        alarmDescription: `benchdrop ${settings.lab}: the ingest function failed (crash, timeout or out of memory)`,
-        metric: this.ingest.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      new cloudwatch.Alarm(this, 'IngestThrottlesAlarm', {
-        alarmDescription: `benchdrop ${settings.lab}: the ingest function was throttled (account concurrency exhausted); uploads wait in the queue`,
-        metric: this.ingest.metricThrottles({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      new cloudwatch.Alarm(this, 'ApiServerErrorsAlarm', {
-        alarmDescription: `benchdrop ${settings.lab}: the HTTP API answered 5xx (function error, timeout or an integration failure); see the API access logs`,
-        metric: this.api.metricServerError({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      new cloudwatch.Alarm(this, 'ApiErrorsAlarm', {
-        alarmDescription: `benchdrop ${settings.lab}: the API function failed (crash, timeout or out of memory)`,
-        metric: this.apiFunction.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
+      anyAbove0(
+        'DeadLetterQueueAlarm',
+        `benchdrop ${settings.lab}: S3 events the ingest function failed ${INGEST.maxReceiveCount} times are waiting in the dead-letter queue`,
+        this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: cloudwatch.Stats.MAXIMUM }),
+      ),
+      anyAbove0(
+        'IngestErrorsAlarm',
+        `benchdrop ${settings.lab}: the ingest function failed (crash, timeout or out of memory)`,
+        this.ingest.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+      ),
+      anyAbove0(
+        'IngestThrottlesAlarm',
+        `benchdrop ${settings.lab}: the ingest function was throttled (account concurrency exhausted); uploads wait in the queue`,
+        this.ingest.metricThrottles({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+      ),
+      anyAbove0(
+        'ApiServerErrorsAlarm',
+        `benchdrop ${settings.lab}: the HTTP API answered 5xx (function error, timeout or an integration failure); see the API access logs`,
+        this.api.metricServerError({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+      ),
+      anyAbove0(
+        'ApiErrorsAlarm',
+        `benchdrop ${settings.lab}: the API function failed (crash, timeout or out of memory)`,
+        this.apiFunction.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+      ),
     ];
     const action = new SnsAction(this.alarmTopic);
     for (const alarm of this.alarms) {

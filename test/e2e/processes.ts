@@ -9,21 +9,13 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LabEndpoints } from '../../infra/local/lab.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const LAB_MAIN = 'infra/local/main.ts';
 
 /** What the lab writes to <data>/lab.json. */
-export interface LabJson {
-  s3Endpoint: string;
-  bucket: string;
-  table: string;
-  dynamodbEndpoint: string;
-  apiUrl: string;
-  reportUrl: string;
-  region: string;
-  dataDir: string;
-}
+export type LabJson = LabEndpoints;
 
 export interface Ran {
   command: string;
