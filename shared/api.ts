@@ -8,13 +8,16 @@
  *   GET  /runs/{id}                    { run: RunItem, series: SeriesItem[] }
  *   GET  /compare?a=SEL&b=SEL&metric=M Comparison (shared/compare.ts)
  *   GET  /uploads?status=S             { uploads: UploadListing[] }
- *   POST /uploads {key, device?, tags?, size?}  PresignedUpload
- *   errors: { error: { code, message } } with 400, 403, 404 (never a stack trace)
+ *   POST /uploads {key, size, device?, tags?}  PresignedUpload
+ *   errors: { error: { code, message } } with 400, 403, 404; a 500 says only
+ *   "internal error" and a request id (never a stack trace or an internal name)
  */
 import * as z from 'zod';
 import { isMetricSpec, METRIC_SPEC_HELP } from './compare.ts';
+import { FORBIDDEN_IN_LABELS, MAX_LABEL_LENGTH } from './labels.ts';
 import { FORMATS } from './model.ts';
-import { MAX_SELECTOR_LENGTH } from './selectors.ts';
+import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from './selectors.ts';
+import { KEY_SEPARATOR } from './store/keys.ts';
 import { UPLOAD_STATUSES, type RunItem, type SeriesItem, type UploadStatus } from './store/records.ts';
 
 export const ROUTES = {
@@ -28,8 +31,16 @@ export const ROUTES = {
 
 export const MAX_PAGE = 500;
 
+/** No control characters and no key separator: see shared/labels.ts. */
+const noForbidden = { message: `no control characters and no "${KEY_SEPARATOR}"` };
+
 export const RunsQuery = z.object({
-  device: z.string().min(1).max(128).optional(),
+  device: z
+    .string()
+    .min(1)
+    .max(MAX_PATTERN_LENGTH)
+    .refine((d) => !FORBIDDEN_IN_LABELS.test(d), noForbidden)
+    .optional(),
   format: z.enum(FORMATS).optional(),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
 });
@@ -48,17 +59,30 @@ export const UploadsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
 });
 
-/** Keys may hold any printable text (DESIGN.md section 3) up to S3's 1024 bytes. */
+/** S3's limit on a key, in UTF-8 bytes. */
+export const MAX_KEY_BYTES = 1024;
+
+/**
+ * Keys may hold any printable text (DESIGN.md section 3) up to S3's 1024 bytes,
+ * but not a `.` or `..` segment or a leading `/`: URL normalisation would send
+ * the PUT to another path than the one signed (on an emulator, another bucket).
+ */
 export const CreateUploadBody = z.object({
   key: z
     .string()
     .min(1)
-    .refine((k) => Buffer.byteLength(k, 'utf8') <= 1024, { message: 'at most 1024 bytes' })
-    .refine((k) => !/[\u0000-\u001f\u007f]/.test(k), { message: 'no control characters' }),
-  device: z.string().min(1).max(128).optional(),
+    .refine((k) => Buffer.byteLength(k, 'utf8') <= MAX_KEY_BYTES, { message: `at most ${MAX_KEY_BYTES} bytes` })
+    // eslint-disable-next-line no-control-regex
+    .refine((k) => !/[\u0000-\u001f\u007f]/.test(k), { message: 'no control characters' })
+    .refine((k) => !k.startsWith('/'), { message: 'no leading /' })
+    .refine((k) => !k.split('/').some((segment) => segment === '.' || segment === '..'), { message: 'no . or .. path segments' }),
+  /**
+   * Bytes the client will send: at most the lab's limit, and signed as the PUT's
+   * Content-Length, so S3 refuses a body of any other size.
+   */
+  size: z.number().int().min(0),
+  device: z.string().min(1).max(MAX_LABEL_LENGTH).refine((d) => !FORBIDDEN_IN_LABELS.test(d), noForbidden).optional(),
   tags: z.record(z.string().max(64), z.string().max(64)).optional(),
-  /** Bytes the client will send: checked against the lab's limit before signing. */
-  size: z.number().int().min(0).optional(),
 });
 
 export interface DeviceEntry {
@@ -101,7 +125,7 @@ export interface UploadListing {
 export interface PresignedUpload {
   url: string;
   method: 'PUT';
-  /** Send these headers with the PUT, exactly: they are signed. */
+  /** Send these headers with the PUT, exactly: they are signed (content-length among them). */
   headers: Record<string, string>;
   bucket: string;
   key: string;
@@ -109,5 +133,6 @@ export interface PresignedUpload {
 }
 
 export interface ApiError {
-  error: { code: string; message: string };
+  /** `requestId` on a 500 only: what to quote when reporting it (the logs carry the details). */
+  error: { code: string; message: string; requestId?: string };
 }

@@ -5,8 +5,13 @@
  * Tags come from `tags` metadata: `interface=SAS;rpm=10000;medium=hdd`.
  */
 
+import { KEY_SEPARATOR } from './store/keys.ts';
+
 /** Labels and tag parts stay printable and bounded: they become keys and selector targets. */
 export const MAX_LABEL_LENGTH = 128;
+/** What no label, tag or device pattern may hold: control characters and the table's key separator. */
+// eslint-disable-next-line no-control-regex
+export const FORBIDDEN_IN_LABELS = new RegExp(`[\\u0000-\\u001f\\u007f${KEY_SEPARATOR}]`);
 export const MAX_TAGS = 20;
 export const MAX_TAG_LENGTH = 64;
 
@@ -21,6 +26,7 @@ export function cleanLabel(raw: string | undefined): string | undefined {
   const cleaned = raw.replace(/[\u0000-\u001f\u007f]/g, '').replace(/\s+/g, ' ').trim();
   if (cleaned.length === 0) return undefined;
   if (cleaned.length > MAX_LABEL_LENGTH) throw new LabelError(`device label "${cleaned.slice(0, 40)}..." is longer than ${MAX_LABEL_LENGTH} characters`);
+  if (cleaned.includes(KEY_SEPARATOR)) throw new LabelError(`device label "${cleaned.slice(0, 40)}" contains "${KEY_SEPARATOR}", which benchdrop keeps for its table keys; choose a label without it`);
   return cleaned;
 }
 
@@ -34,7 +40,13 @@ export function labelFromObject(key: string, metadata: Record<string, string | u
 
 /** The label a run gives itself when the object gives none. */
 export function labelFromRun(runName: string, key: string): string {
-  return cleanLabel(runName) ?? cleanLabel(baseName(key)) ?? 'unlabelled';
+  try {
+    return cleanLabel(runName) ?? cleanLabel(baseName(key)) ?? 'unlabelled';
+  } catch (error) {
+    // The name comes from the log (or the file name): say how to label the upload instead.
+    if (error instanceof LabelError) throw new LabelError(`${error.message} (taken from the log itself: give the upload a device label, x-amz-meta-device or a first folder in the key)`);
+    throw error;
+  }
 }
 
 function baseName(key: string): string {

@@ -10,9 +10,15 @@
  *   context~TEXT    a substring of the run's context lines (`context~tunefs -a 1`)
  *
  * Globs know `*` and `?`. Terms are checked here, so a bad one is a 400 naming what
- * is allowed, never a query.
+ * is allowed, never a query. Device and host patterns and tags hold no control
+ * characters and no key separator (`#`): a pattern can only become the tail of a
+ * DEVICE# key or a prefix within the DEVICES partition, never reach another kind
+ * of item. `context~TEXT` may hold `#` (shell prompts do): it is only ever
+ * compared with context lines in memory.
  */
+import { FORBIDDEN_IN_LABELS } from './labels.ts';
 import { FORMATS, type Format } from './model.ts';
+import { KEY_SEPARATOR } from './store/keys.ts';
 
 export type Term =
   | { kind: 'device'; glob: string }
@@ -46,7 +52,9 @@ export class SelectorError extends Error {
   override readonly name = 'SelectorError';
 }
 
-const GLOB = /^[^\u0000-\u001f,=~]+$/;
+/** A device or host pattern: at most this long, none of the selector's own separators. */
+export const MAX_PATTERN_LENGTH = 128;
+const SELECTOR_SYNTAX = /[,=~]/;
 const TAG_KEY = /^[A-Za-z0-9_.:+@/-]{1,64}$/;
 const RUN_ID = /^r[0-9a-f]{24}$/;
 
@@ -92,8 +100,15 @@ function parseTerm(part: string): Term {
   throw new SelectorError(`unknown term "${name}"; expected ${SELECTOR_HELP}`);
 }
 
+/** A device or host pattern a selector term may hold. */
+export function isDevicePattern(glob: string): boolean {
+  return glob.length > 0 && glob.length <= MAX_PATTERN_LENGTH && !FORBIDDEN_IN_LABELS.test(glob) && !SELECTOR_SYNTAX.test(glob);
+}
+
 function checkGlob(glob: string, part: string): string {
-  if (!GLOB.test(glob) || glob.length > 128) throw new SelectorError(`"${part}": not a device or host pattern (printable, at most 128 characters, * and ? as wildcards)`);
+  if (!isDevicePattern(glob)) {
+    throw new SelectorError(`"${part.slice(0, 60)}": not a device or host pattern (at most ${MAX_PATTERN_LENGTH} printable characters, no "${KEY_SEPARATOR}", * and ? as wildcards)`);
+  }
   return glob;
 }
 

@@ -7,10 +7,12 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as z from 'zod';
-import { MAX_PAGE, type ApiError } from '../../shared/api.ts';
+import { MAX_KEY_BYTES, MAX_PAGE, type ApiError } from '../../shared/api.ts';
 import { CompareError, METRIC_SPEC_HELP } from '../../shared/compare.ts';
 import { FORMATS } from '../../shared/model.ts';
-import { MAX_SELECTOR_LENGTH, SELECTOR_HELP, SelectorError } from '../../shared/selectors.ts';
+import { MAX_LABEL_LENGTH } from '../../shared/labels.ts';
+import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH, SELECTOR_HELP, SelectorError } from '../../shared/selectors.ts';
+import { KEY_SEPARATOR } from '../../shared/store/keys.ts';
 import { ReadLimitError } from '../../shared/store/read.ts';
 import { UPLOAD_STATUSES } from '../../shared/store/records.ts';
 
@@ -23,8 +25,8 @@ export function json(statusCode: number, body: unknown): ApiResult {
   return { statusCode, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
 }
 
-export function errorResult(statusCode: number, code: string, message: string): ApiResult {
-  const body: ApiError = { error: { code, message } };
+export function errorResult(statusCode: number, code: string, message: string, requestId?: string): ApiResult {
+  const body: ApiError = { error: { code, message, ...(requestId !== undefined ? { requestId } : {}) } };
   return json(statusCode, body);
 }
 
@@ -45,17 +47,17 @@ export const notFound = (message: string) => new HttpError(404, 'not_found', mes
 
 /** What each parameter allows, said when a value is refused. */
 const ALLOWED: Record<string, string> = {
-  device: 'a device label or pattern (* and ? as wildcards), 1-128 characters',
+  device: `a device label or pattern (* and ? as wildcards), 1-${MAX_PATTERN_LENGTH} characters without control characters or "${KEY_SEPARATOR}"`,
   format: `one of ${FORMATS.join(', ')}`,
   limit: `a whole number from 1 to ${MAX_PAGE}`,
   status: `one of ${UPLOAD_STATUSES.join(', ')}`,
   a: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
   b: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
   metric: METRIC_SPEC_HELP,
-  key: 'an object key of 1 to 1024 bytes without control characters',
-  device_: 'a device label of 1-128 characters',
+  key: `an object key of 1 to ${MAX_KEY_BYTES} bytes without control characters, a leading / or . and .. segments`,
+  device_: `a device label of 1-${MAX_LABEL_LENGTH} characters without control characters or "${KEY_SEPARATOR}"`,
   tags: 'an object of tag names to values, e.g. {"interface":"SAS","rpm":"10000"}',
-  size: 'the number of bytes to upload, a whole number',
+  size: 'the number of bytes the PUT will send, a whole number (it is signed: the upload must be exactly this long)',
 };
 
 function quote(value: unknown): string {
@@ -102,24 +104,33 @@ export interface ErrorLog {
   info(message: string, details: Record<string, unknown>): void;
 }
 
-/** The answer for any error a route throws. */
-export function answerFor(error: unknown): { result: ApiResult; internal: boolean } {
+/** What an API Gateway request id looks like; anything else is not echoed. */
+const REQUEST_ID = /^[A-Za-z0-9=+/_-]{1,64}$/;
+
+/**
+ * The answer for any error a route throws. An unexpected one is a 500 that says
+ * only "internal error" and the request id (API Gateway's, also in the access log
+ * and in the function's log line with the details): no message, name or stack.
+ */
+export function answerFor(error: unknown, requestId?: string): { result: ApiResult; internal: boolean } {
   if (error instanceof HttpError) return { result: errorResult(error.statusCode, error.code, error.message), internal: false };
   if (error instanceof SelectorError || error instanceof CompareError || error instanceof ReadLimitError) return { result: errorResult(400, 'bad_request', error.message), internal: false };
   const middy = error as { statusCode?: number; cause?: { package?: string } };
   if (middy?.cause?.package === '@middy/http-json-body-parser' && (middy.statusCode === 415 || middy.statusCode === 422)) {
-    return { result: errorResult(400, 'bad_request', 'body: expected a JSON object with key, device?, tags?, size?'), internal: false };
+    return { result: errorResult(400, 'bad_request', 'body: expected a JSON object with key, size, device?, tags?'), internal: false };
   }
-  return { result: errorResult(500, 'internal', 'internal error'), internal: true };
+  const id = requestId !== undefined && REQUEST_ID.test(requestId) ? requestId : 'unknown';
+  return { result: errorResult(500, 'internal', `internal error (request id ${id})`, id), internal: true };
 }
 
 /** Every error becomes a contract answer; unexpected ones are logged, never echoed. */
 export function apiErrors(log: ErrorLog): MiddlewareObj<ApiEvent, ApiResult> {
   return {
     onError: (request) => {
-      const { result, internal } = answerFor(request.error);
+      const requestId = request.event.requestContext?.requestId;
+      const { result, internal } = answerFor(request.error, requestId);
       const route = `${request.event.requestContext?.http?.method ?? '?'} ${request.event.requestContext?.http?.path ?? '?'}`;
-      if (internal) log.error('request failed', { route, error: request.error });
+      if (internal) log.error('request failed', { route, requestId, error: request.error });
       else log.info('request refused', { route, status: result.statusCode, reason: (JSON.parse(result.body!) as ApiError).error.message });
       request.response = result;
     },

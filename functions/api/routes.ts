@@ -18,7 +18,7 @@ export interface ApiDeps extends ReadStore {
   maxUploadBytes: number;
 }
 
-/** Presigned PUTs live this long (seconds). */
+/** Presigned PUTs live this long (seconds): long enough to start a big upload, short enough to be of little use if leaked. */
 export const UPLOAD_URL_SECONDS = 900;
 const RUN_ID = /^r[0-9a-f]{24}$/;
 
@@ -76,9 +76,14 @@ export async function uploads(event: ApiEvent, deps: ApiDeps): Promise<ApiResult
 /** Printable ASCII: what an `x-amz-meta-*` header carries unchanged. */
 const HEADER_VALUE = /^[\x20-\x7e]*$/;
 
+/**
+ * A presigned PUT of one key in the lab's bucket, for exactly `size` bytes: the
+ * Content-Length is a signed header, so S3 refuses a body of any other length
+ * (the ingest function checks the size again before it reads an object).
+ */
 export async function createUpload(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
   const body = parseBody(CreateUploadBody, (event as { body?: unknown }).body);
-  if (body.size !== undefined && body.size > deps.maxUploadBytes) {
+  if (body.size > deps.maxUploadBytes) {
     throw badRequest(`size: ${body.size} bytes is more than this lab's limit of ${deps.maxUploadBytes} bytes`);
   }
   const headers: Record<string, string> = {};
@@ -102,11 +107,14 @@ export async function createUpload(event: ApiEvent, deps: ApiDeps): Promise<ApiR
   const metadata: Record<string, string> = {};
   if (headers['x-amz-meta-device'] !== undefined) metadata['device'] = headers['x-amz-meta-device'];
   if (headers['x-amz-meta-tags'] !== undefined) metadata['tags'] = headers['x-amz-meta-tags'];
-  const url = await getSignedUrl(deps.s3, new PutObjectCommand({ Bucket: deps.bucket, Key: body.key, ...(Object.keys(metadata).length > 0 ? { Metadata: metadata } : {}) }), {
+  const command = new PutObjectCommand({ Bucket: deps.bucket, Key: body.key, ContentLength: body.size, ...(Object.keys(metadata).length > 0 ? { Metadata: metadata } : {}) });
+  const url = await getSignedUrl(deps.s3, command, {
     expiresIn: UPLOAD_URL_SECONDS,
     // Signed as headers, not hoisted into the URL: the client must send them as given.
     unhoistableHeaders: new Set(Object.keys(headers)),
   });
+  // Clients send Content-Length themselves; it is listed because it is signed.
+  headers['content-length'] = String(body.size);
   const answer: PresignedUpload = { url, method: 'PUT', headers, bucket: deps.bucket, key: body.key, expiresIn: UPLOAD_URL_SECONDS };
   return json(200, answer);
 }

@@ -13,7 +13,7 @@ import type { Context } from 'aws-lambda';
 import dynalite from 'dynalite';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import S3rver from 's3rver';
 import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.ts';
@@ -25,7 +25,7 @@ import { LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { createTableInput } from '../../shared/table.ts';
 import { s3EventRecord, s3Notification, sequencerGenerator, type S3EventName } from './events.ts';
 import { startHttpServer, type ApiHandler } from './http.ts';
-import { DEFAULT_PORTS } from './options.ts';
+import { DEFAULT_HOST, DEFAULT_PORTS } from './options.ts';
 import { LocalQueue, type DeadLetter } from './queue.ts';
 
 export const LAB_BUCKET = 'benchdrop-drop';
@@ -82,15 +82,31 @@ export function demoUploads(): { file: string; key: string; metadata: Record<str
     });
 }
 
-function isLoopback(host: string): boolean {
-  return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
+/**
+ * A loopback address: 127.0.0.0/8, ::1 (also IPv4-mapped), or `localhost`, which
+ * RFC 6761 keeps on loopback. A host name that merely starts with "127." is not.
+ */
+export function isLoopback(host: string): boolean {
+  const address = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (address === 'localhost') return true;
+  if (isIPv4(address)) return address.startsWith('127.');
+  if (!isIPv6(address)) return false;
+  // The URL parser writes IPv6 in its shortest form: ::1, or ::ffff:7f00:1 for 127.0.0.1.
+  const canonical = new URL(`http://[${address}]/`).hostname;
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}\]$/.exec(canonical);
+  return canonical === '[::1]' || (mapped !== null && Number.parseInt(mapped[1]!, 16) >> 8 === 127);
+}
+
+/** Refuses a non-loopback address unless asked for explicitly: the lab has no authentication. */
+export function checkBindAddress(host: string, allowNonLoopback: boolean): void {
+  if (!isLoopback(host) && !allowNonLoopback) {
+    throw new Error(`refusing to bind ${host}: the lab has no authentication; pass --allow-non-loopback to expose it anyway`);
+  }
 }
 
 export async function startLab(options: LabOptions): Promise<Lab> {
-  const host = options.host ?? '127.0.0.1';
-  if (!isLoopback(host) && !options.allowNonLoopback) {
-    throw new Error(`refusing to bind ${host}: the lab has no authentication; pass --allow-non-loopback to expose it anyway`);
-  }
+  const host = options.host ?? DEFAULT_HOST;
+  checkBindAddress(host, options.allowNonLoopback === true);
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const dataDir = resolve(options.dataDir);
   if (options.fresh) rmSync(dataDir, { recursive: true, force: true });
@@ -99,10 +115,10 @@ export async function startLab(options: LabOptions): Promise<Lab> {
 
   // DynamoDB: dynalite on disk (LevelDB).
   const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0 });
-  // Only the lab's own handlers talk to it: any free port.
-  await new Promise<void>((ok, fail) => dynamo.listen(0, host, (error?: Error) => (error ? fail(error) : ok())));
+  // Only the lab's own handlers talk to it: any free port, on loopback whatever --host says.
+  await new Promise<void>((ok, fail) => dynamo.listen(0, DEFAULT_HOST, (error?: Error) => (error ? fail(error) : ok())));
   const dynamoPort = (dynamo.address() as AddressInfo).port;
-  const dynamodbEndpoint = `http://${host}:${dynamoPort}`;
+  const dynamodbEndpoint = `http://${DEFAULT_HOST}:${dynamoPort}`;
 
   // S3: s3rver on disk, the drop bucket configured.
   const s3rver = new S3rver({ port: options.s3Port ?? DEFAULT_PORTS.s3, address: host, directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LAB_BUCKET, configs: [] }] });

@@ -7,6 +7,8 @@ import { Option, type Command } from 'commander';
 
 /** Fixed defaults so the printed lines stay the same from one start to the next. */
 export const DEFAULT_PORTS = { s3: 4569, api: 4580 };
+/** Loopback only, unless --host and --allow-non-loopback say otherwise: the lab has no authentication. */
+export const DEFAULT_HOST = '127.0.0.1';
 
 export interface LabCommandOptions {
   data: string;
@@ -30,7 +32,7 @@ export function labOptions(command: Command): Command {
     .option('--no-samples', 'do not ingest the demo logs')
     .addOption(new Option('--s3-port <port>', 'local S3 port (0: any free port)').default(DEFAULT_PORTS.s3).argParser(port))
     .addOption(new Option('--api-port <port>', 'API and report page port (0: any free port)').default(DEFAULT_PORTS.api).argParser(port))
-    .option('--host <address>', 'address to bind', '127.0.0.1')
+    .option('--host <address>', 'address to bind (a non-loopback one needs --allow-non-loopback)', DEFAULT_HOST)
     .option('--allow-non-loopback', 'allow binding an address other than loopback (the lab has no authentication)');
 }
 

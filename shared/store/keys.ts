@@ -19,6 +19,13 @@ import { createHash } from 'node:crypto';
 
 export const CHUNK_SAMPLES = 250;
 
+/**
+ * Separates the parts of every key below. Labels, tags and device patterns never
+ * hold it (shared/labels.ts), so a value from a user can only ever be the last
+ * part of a key whose prefix the code chose, never a prefix of its own.
+ */
+export const KEY_SEPARATOR = '#';
+
 export const uploadPk = (bucket: string, key: string) => `UPLOAD#${bucket}/${key}`;
 export const uploadSk = (version: string) => `VERSION#${version}`;
 export const objectPk = (bucket: string, key: string) => `OBJECT#${bucket}/${key}`;

@@ -394,7 +394,7 @@ describe('bad requests', () => {
     }
   });
 
-  it('an internal error is a 500 that says nothing more than "internal error"', async () => {
+  it('an internal error is a 500 that says nothing more than "internal error" and the request id', async () => {
     const failing = new Proxy(deps.db, {
       get(target, property, receiver) {
         if (property !== 'send') return Reflect.get(target, property, receiver);
@@ -410,10 +410,12 @@ describe('bad requests', () => {
         ['/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync' }],
         ['/runs/' + idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1)[0], undefined],
       ] as const) {
-        const r = await get<ErrorBody>(path, query);
-        expect(r.status).toBe(500);
-        expect(r.headers['content-type']).toBe('application/json');
-        expect(r.text).toBe('{"error":{"code":"internal","message":"internal error"}}');
+        const event = apiEvent('GET', path, query ? { query } : {});
+        const result = (await apiHandler(event, lambdaContext('benchdrop-api'))) as APIGatewayProxyStructuredResultV2;
+        const id = event.requestContext.requestId;
+        expect(result.statusCode).toBe(500);
+        expect(result.headers?.['content-type']).toBe('application/json');
+        expect(result.body).toBe(JSON.stringify({ error: { code: 'internal', message: `internal error (request id ${id})`, requestId: id } }));
       }
     } finally {
       setApiDeps(deps);
@@ -501,14 +503,15 @@ describe('uploads', () => {
     expect(r.body).toEqual({
       url: expect.stringMatching(new RegExp(`^${env.s3Endpoint}/${env.bucket}/presigned-[0-9a-f]{8}/scsi2sd%20redux\\.txt\\?`)),
       method: 'PUT',
-      headers: { 'x-amz-meta-device': 'indy-scsi2sd', 'x-amz-meta-tags': 'interface=SCSI;rpm=7200' },
+      headers: { 'x-amz-meta-device': 'indy-scsi2sd', 'x-amz-meta-tags': 'interface=SCSI;rpm=7200', 'content-length': String(REDUX.length) },
       bucket: env.bucket,
       key,
       expiresIn: 900,
     });
     const url = new URL(r.body.url);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
-    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('host;x-amz-meta-device;x-amz-meta-tags');
+    // The size is signed too: S3 refuses a body of another length.
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;host;x-amz-meta-device;x-amz-meta-tags');
     expect(url.searchParams.has('x-amz-meta-device')).toBe(false);
 
     // (s3rver does not check V4 signatures: that the headers are signed is checked on the URL above.)
@@ -519,22 +522,23 @@ describe('uploads', () => {
     expect(head.ContentLength).toBe(REDUX.length);
     expect(head.Metadata).toEqual({ device: 'indy-scsi2sd', tags: 'interface=SCSI;rpm=7200' });
 
-    // Without device and tags there is nothing to send but the body.
-    const plain = await call<PresignedUpload>('POST', '/uploads', { body: { key: `plain-${uid()}.txt` } });
+    // Without device and tags there is nothing to send but the body (and its length).
+    const plain = await call<PresignedUpload>('POST', '/uploads', { body: { key: `plain-${uid()}.txt`, size: 3 } });
     expect(plain.status).toBe(200);
-    expect(plain.body.headers).toEqual({});
+    expect(plain.body.headers).toEqual({ 'content-length': '3' });
   });
 
   it('POST /uploads refuses what the lab would not ingest', async () => {
     const cases: [Call, RegExp][] = [
       [{ body: { key: 'big.txt', size: 10_000_001 } }, /^size: 10000001 bytes is more than this lab's limit of 10000000 bytes$/],
-      [{ body: { key: 'a\u0001b.txt' } }, /^key: no control characters/],
-      [{ body: { key: 'x'.repeat(1025) } }, /^key: at most 1024 bytes/],
-      [{ body: { key: '' } }, /^key: expected an object key/],
-      [{ body: { device: 'x' } }, /^key: required/],
-      [{ body: { key: 'ok.txt', tags: { 'bad key': 'v' } } }, /^tags: /],
+      [{ body: { key: 'a\u0001b.txt', size: 1 } }, /^key: no control characters/],
+      [{ body: { key: 'x'.repeat(1025), size: 1 } }, /^key: at most 1024 bytes/],
+      [{ body: { key: '', size: 1 } }, /^key: expected an object key/],
+      [{ body: { device: 'x', size: 1 } }, /^key: required/],
+      [{ body: { key: 'ok.txt' } }, /^size: required; expected the number of bytes/],
+      [{ body: { key: 'ok.txt', size: 1, tags: { 'bad key': 'v' } } }, /^tags: /],
       [{ body: { key: 'ok.txt', size: -1 } }, /^size: /],
-      [{ body: { key: 'ok.txt', colour: 'red' } }, /^colour: unknown field; expected key, device, tags, size$/],
+      [{ body: { key: 'ok.txt', size: 1, colour: 'red' } }, /^colour: unknown field; expected key, size, device, tags$/],
       [{ rawBody: '{not json' }, /^body: expected a JSON object/],
       [{ rawBody: '[1,2]' }, /^body: expected a JSON object/],
     ];
