@@ -31,6 +31,9 @@ export const ROUTES = {
 
 export const MAX_PAGE = 500;
 
+/** GET /devices takes no parameters: any is refused, like an unknown one elsewhere. */
+export const DevicesQuery = z.object({});
+
 /** No control characters and no key separator: see shared/labels.ts. */
 const noForbidden = { message: `no control characters and no "${KEY_SEPARATOR}"` };
 

@@ -70,7 +70,10 @@ function quote(value: unknown): string {
 function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, where: 'query' | 'body', allowedKeys: readonly string[]): string {
   if (issue.code === 'unrecognized_keys') {
     const noun = where === 'query' ? 'parameter' : 'field';
-    return `${issue.keys.join(', ')}: unknown ${noun}${issue.keys.length > 1 ? 's' : ''}; expected ${allowedKeys.join(', ')}`;
+    // A few names are enough to act on; a request with hundreds is not echoed back whole.
+    const names = issue.keys.slice(0, 5).map((k) => (k.length > 40 ? `${k.slice(0, 40)}...` : k));
+    const more = issue.keys.length > names.length ? ` and ${issue.keys.length - names.length} more` : '';
+    return `${names.join(', ')}${more}: unknown ${noun}${issue.keys.length > 1 ? 's' : ''}; expected ${allowedKeys.join(', ')}`;
   }
   const param = String(issue.path[0] ?? where);
   const value = input[param];

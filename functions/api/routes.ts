@@ -3,7 +3,7 @@
  */
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { CompareQuery, CreateUploadBody, RunsQuery, UploadsQuery, type PresignedUpload, type RunDetail } from '../../shared/api.ts';
+import { CompareQuery, CreateUploadBody, DevicesQuery, RunsQuery, UploadsQuery, type PresignedUpload, type RunDetail } from '../../shared/api.ts';
 import { compareSelections, type Comparison, type MetricSpec } from '../../shared/compare.ts';
 import { LabelError, parseTags } from '../../shared/labels.ts';
 import { parseSelector, SelectorError, type Selector } from '../../shared/selectors.ts';
@@ -22,7 +22,8 @@ export interface ApiDeps extends ReadStore {
 export const UPLOAD_URL_SECONDS = 900;
 const RUN_ID = /^r[0-9a-f]{24}$/;
 
-export async function devices(_event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
+export async function devices(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
+  parseQuery(DevicesQuery, event);
   return json(200, { devices: await listDevices(deps) });
 }
 

@@ -58,6 +58,15 @@ export function apiEvent(req: IncomingMessage, body: Buffer, routeKeys: readonly
   };
 }
 
+/** A path parameter, percent-decoded; a malformed escape (`%ZZ`) is passed on as sent, for the route to refuse. */
+function decodePathPart(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** `GET /runs/{id}` against `GET /runs/r01...`: the route key and its path parameters. */
 function matchRoute(method: string, path: string, routeKeys: readonly string[]): { routeKey: string; params: Record<string, string> } | undefined {
   for (const routeKey of routeKeys) {
@@ -66,7 +75,7 @@ function matchRoute(method: string, path: string, routeKeys: readonly string[]):
     const names: string[] = [];
     const re = new RegExp(`^${pattern.replace(/\{(\w+)\}/g, (_, name: string) => (names.push(name), '([^/]+)'))}$`);
     const match = re.exec(path);
-    if (match) return { routeKey, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)])) };
+    if (match) return { routeKey, params: Object.fromEntries(names.map((n, i) => [n, decodePathPart(match[i + 1]!)])) };
   }
   return undefined;
 }
@@ -99,8 +108,11 @@ export function startHttpServer(options: HttpOptions & { routeKeys: readonly str
         send(res, structured.statusCode ?? 200, structured.headers ?? {}, structured.isBase64Encoded ? Buffer.from(payload, 'base64') : payload);
       } catch (error) {
         const status = (error as { status?: number }).status ?? 500;
-        const message = status === 413 ? 'request body over 1 MiB' : 'internal error';
-        if (!res.headersSent) send(res, status, { 'content-type': 'application/json' }, JSON.stringify({ error: { code: status === 413 ? 'too_large' : 'internal', message } }));
+        // As the API's own 500s: a generic message and an id, the details only in the lab's output.
+        const requestId = randomUUID();
+        if (status !== 413) process.stderr.write(`local API: request ${requestId} failed: ${(error as Error)?.stack ?? String(error)}\n`);
+        const body = status === 413 ? { code: 'too_large', message: 'request body over 1 MiB' } : { code: 'internal', message: `internal error (request id ${requestId})`, requestId };
+        if (!res.headersSent) send(res, status, { 'content-type': 'application/json' }, JSON.stringify({ error: body }));
         else res.end();
       }
     })();

@@ -700,6 +700,212 @@ describe('alarms', () => {
   });
 });
 
+describe('security: every policy statement of the template', () => {
+  interface Statement {
+    Sid?: string;
+    Effect: 'Allow' | 'Deny';
+    Action?: string | string[];
+    Resource?: unknown;
+    Principal?: unknown;
+    Condition?: Record<string, Record<string, unknown>>;
+    [other: string]: unknown;
+  }
+  interface Located {
+    where: string;
+    kind: 'identity' | 'resource';
+    /** The bucket, queue or topic a resource policy belongs to. */
+    target?: unknown;
+    statement: Statement;
+  }
+
+  const RESOURCE_POLICY_TARGET: Record<string, string> = { 'AWS::S3::BucketPolicy': 'Bucket', 'AWS::SQS::QueuePolicy': 'Queues', 'AWS::SNS::TopicPolicy': 'Topics' };
+
+  /** Every statement of every policy in a lab's template: identity policies (inline ones too) and resource policies. */
+  function statementsOf(lab: string): Located[] {
+    const out: Located[] = [];
+    for (const [id, resource] of resources(template(lab))) {
+      const p = resource.Properties ?? {};
+      if (resource.Type === 'AWS::IAM::Policy' || resource.Type === 'AWS::IAM::ManagedPolicy') {
+        for (const statement of p.PolicyDocument.Statement) out.push({ where: id, kind: 'identity', statement });
+      } else if (resource.Type === 'AWS::IAM::Role') {
+        for (const policy of p.Policies ?? []) for (const statement of policy.PolicyDocument.Statement) out.push({ where: `${id}/${policy.PolicyName}`, kind: 'identity', statement });
+      } else if (RESOURCE_POLICY_TARGET[resource.Type]) {
+        for (const statement of p.PolicyDocument.Statement) out.push({ where: id, kind: 'resource', target: p[RESOURCE_POLICY_TARGET[resource.Type]!], statement });
+      } else {
+        // A policy of a kind this test does not read would go unreviewed.
+        expect(JSON.stringify(p), `${lab}: ${id} (${resource.Type}) holds a policy document`).not.toContain('"Statement"');
+      }
+    }
+    return out;
+  }
+
+  /** Logical ids a value refers to (Ref, Fn::GetAtt, \${X} in Fn::Sub); pseudo parameters left out. */
+  function referenced(value: unknown): string[] {
+    const ids: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) return v.forEach(walk);
+      if (v === null || typeof v !== 'object') return;
+      for (const [key, inner] of Object.entries(v)) {
+        if (key === 'Ref' && typeof inner === 'string') ids.push(inner);
+        else if (key === 'Fn::GetAtt') ids.push((inner as string[])[0]!);
+        else if (key === 'Fn::Sub' && typeof inner === 'string') ids.push(...[...inner.matchAll(/\$\{([^}.]+)/g)].map((m) => m[1]!));
+        else walk(inner);
+      }
+    };
+    walk(value);
+    return ids.filter((id) => !id.startsWith('AWS::'));
+  }
+
+  /** CDK's own deploy-time handlers (bucket notifications; emptying buckets when retainData=false). */
+  const CDK_PROVIDER_ROLE = /^(BucketNotificationsHandler[0-9a-f]{32}Role|CustomS3AutoDeleteObjectsCustomResourceProviderRole)[0-9A-F]{8}$/;
+  /**
+   * The only wildcard actions allowed, each named with its reason: CDK's auto-delete
+   * provider (retainData=false only) lists and deletes every object version of the
+   * lab's own buckets when the stack is deleted; the grant is a bucket policy statement
+   * naming its role and the bucket, nothing else.
+   */
+  const AUTO_DELETE_ACTIONS = ['s3:DeleteObject*', 's3:GetBucket*', 's3:List*', 's3:PutBucketPolicy'];
+  /** What a lab's policies may grant on: its own data, queues, logs and alarm topic. */
+  const GRANTABLE = new Set(['AWS::S3::Bucket', 'AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup', 'AWS::SNS::Topic']);
+  /** AWS services a resource policy lets in, each only for this lab's own source (aws:SourceArn). */
+  const SERVICES: Record<string, string> = { 's3.amazonaws.com': 'AWS::SQS::QueuePolicy', 'logging.s3.amazonaws.com': 'AWS::S3::BucketPolicy', 'cloudwatch.amazonaws.com': 'AWS::SNS::TopicPolicy' };
+
+  it('grants no wildcard action and no resource outside the lab: each Allow names actions on this template\'s bucket, table, indexes, queues, log groups or topic', () => {
+    const counts: Record<string, number> = {};
+    for (const lab of ['alpha', 'beta']) {
+      const all = resources(template(lab));
+      const typeOf = new Map(all.map(([id, r]) => [id, r.Type]));
+      let statements = 0;
+      for (const { where, kind, statement } of statementsOf(lab)) {
+        const label = `${lab}: ${where} ${statement.Sid ?? ''} ${JSON.stringify(statement.Action)}`;
+        for (const loose of ['NotAction', 'NotResource', 'NotPrincipal']) expect(statement[loose], `${label} ${loose}`).toBeUndefined();
+        if (statement.Effect !== 'Allow') continue;
+        statements++;
+        const actions = asArray(statement.Action);
+        expect(actions.length, label).toBeGreaterThan(0);
+        for (const action of actions) {
+          expect(action, label).toMatch(/^[a-z0-9-]+:[A-Za-z0-9*]+$/);
+          expect(action, label).not.toMatch(/^(\*|[a-z0-9-]+:\*)$/);
+          if (action.includes('*')) {
+            // The one named exception (see AUTO_DELETE_ACTIONS).
+            expect(kind, label).toBe('resource');
+            expect(AUTO_DELETE_ACTIONS, label).toContain(action);
+            const principal = referenced(statement.Principal);
+            expect(principal, label).toHaveLength(1);
+            expect(principal[0], label).toMatch(/^CustomS3AutoDeleteObjectsCustomResourceProviderRole/);
+          }
+        }
+        const targets = asArray(statement.Resource);
+        expect(targets.length, label).toBeGreaterThan(0);
+        for (const target of targets) {
+          expect(JSON.stringify(target), `${label}: a literal resource`).not.toMatch(/^"/);
+          const ids = referenced(target);
+          expect(ids.length, `${label}: ${JSON.stringify(target)} names no resource of the lab`).toBeGreaterThan(0);
+          for (const id of ids) expect(GRANTABLE, `${label}: ${id}`).toContain(typeOf.get(id));
+          // A suffix may narrow an ARN (/*, /index/NAME, /drop/*), never widen it to other resources.
+          expect(JSON.stringify(target), label).not.toMatch(/"[^"]*\*[^"]*\*|:\*"|"\*\//);
+        }
+      }
+      counts[lab] = statements;
+    }
+    // Logs, uploads and table per function, the bucket-notification handler; beta adds the bucket emptier.
+    expect(counts.alpha).toBeGreaterThanOrEqual(12);
+    expect(counts.beta).toBeGreaterThan(counts.alpha!);
+  });
+
+  it('attaches identity policies only to this lab\'s roles, which Lambda alone assumes; managed policies only on CDK\'s deploy-time handlers', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const all = resources(template(lab));
+      const roles = new Set(all.filter(([, r]) => r.Type === 'AWS::IAM::Role').map(([id]) => id));
+      for (const [id, policy] of all.filter(([, r]) => r.Type === 'AWS::IAM::Policy')) {
+        for (const role of asArray(policy.Properties!.Roles)) expect(roles, `${lab}: ${id}`).toContain(referenced(role)[0]);
+        expect(policy.Properties!.Users ?? policy.Properties!.Groups, `${lab}: ${id}`).toBeUndefined();
+      }
+      for (const id of roles) {
+        const role = props(lab, id);
+        expect(role.AssumeRolePolicyDocument.Statement, `${lab}: ${id}`).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
+        expect(role.PermissionsBoundary).toBeUndefined();
+        if (CDK_PROVIDER_ROLE.test(id)) {
+          // Named exception: CDK's handlers write their logs with the basic execution role (cdk-nag IAM4, acknowledged below).
+          expect(JSON.stringify(role.ManagedPolicyArns), `${lab}: ${id}`).toMatch(/^\[\{"Fn::(Join|Sub)":.*:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole"?\]*\}\]$/);
+        } else {
+          expect(role.ManagedPolicyArns, `${lab}: ${id}`).toBeUndefined();
+        }
+      }
+      // The lab's own functions: exactly the ingest and API roles, neither with a managed policy.
+      const i = ids(lab);
+      expect([...roles].filter((id) => !CDK_PROVIDER_ROLE.test(id)).sort()).toEqual([i.role, i.apiRole].sort());
+    }
+  });
+
+  it('lets into its bucket, queue and topic policies only AWS services acting for this lab, and this lab\'s own roles', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const typeOf = new Map(resources(template(lab)).map(([id, r]) => [id, r.Type]));
+      for (const { where, kind, statement } of statementsOf(lab)) {
+        if (kind !== 'resource' || statement.Effect !== 'Allow') continue;
+        const label = `${lab}: ${where} ${JSON.stringify(statement.Principal)}`;
+        const principal = statement.Principal as { Service?: string; AWS?: unknown };
+        expect(Object.keys(principal), label).toHaveLength(1);
+        if (principal.Service !== undefined) {
+          expect(SERVICES[principal.Service], label).toBe(typeOf.get(where));
+          // Only on behalf of this lab's own resources: a source condition naming one of them.
+          const source = statement.Condition?.['ArnLike']?.['aws:SourceArn'] ?? statement.Condition?.['ArnEquals']?.['aws:SourceArn'];
+          expect(referenced(source).length, label).toBeGreaterThan(0);
+          for (const id of referenced(source)) expect(typeOf.has(id), label).toBe(true);
+        } else {
+          const roles = referenced(principal.AWS);
+          expect(roles, label).toHaveLength(1);
+          expect(typeOf.get(roles[0]!), label).toBe('AWS::IAM::Role');
+          expect(roles[0], label).toMatch(CDK_PROVIDER_ROLE);
+        }
+      }
+    }
+  });
+
+  it('denies every request without TLS on every bucket, queue (the dead-letter queue too) and topic; Deny is used for nothing else', () => {
+    const covered: string[] = [];
+    for (const lab of ['alpha', 'beta']) {
+      const all = resources(template(lab));
+      const located = statementsOf(lab);
+      for (const { where, statement } of located.filter((l) => l.statement.Effect === 'Deny')) {
+        expect(statement.Condition, `${lab}: ${where}`).toEqual({ Bool: { 'aws:SecureTransport': 'false' } });
+        expect([{ AWS: '*' }, '*']).toContainEqual(statement.Principal);
+      }
+      for (const [id, resource] of all.filter(([, r]) => ['AWS::S3::Bucket', 'AWS::SQS::Queue', 'AWS::SNS::Topic'].includes(r.Type))) {
+        const arn = resource.Type === 'AWS::SNS::Topic' ? ref(id) : getAtt(id, 'Arn');
+        const denies = located.filter(
+          (l) =>
+            l.statement.Effect === 'Deny' &&
+            asArray(l.target).some((t) => JSON.stringify(t) === JSON.stringify(ref(id))) &&
+            asArray(l.statement.Resource).some((r) => JSON.stringify(r) === JSON.stringify(arn)) &&
+            ['s3:*', 'sqs:*', 'sns:Publish'].includes(String(l.statement.Action)),
+        );
+        expect(denies, `${lab}: ${id} (${resource.Type}) has no TLS-only policy`).toHaveLength(1);
+        covered.push(`${lab}/${id}`);
+      }
+      // Objects as well as the bucket itself.
+      for (const bucket of [ids(lab).bucket, ids(lab).logsBucket]) {
+        const deny = located.find((l) => l.statement.Effect === 'Deny' && JSON.stringify(l.target) === JSON.stringify(ref(bucket)))!;
+        expect(deny.statement.Resource).toContainEqual({ 'Fn::Join': ['', [getAtt(bucket, 'Arn'), '/*']] });
+      }
+    }
+    // Two buckets, two queues and a topic per lab.
+    expect(covered).toHaveLength(10);
+  });
+
+  it('keeps labs apart by construction: no fixed names, and each function reads the table and bucket of its own stack', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      expect(props(lab, i.table).TableName).toBeUndefined();
+      expect(props(lab, i.bucket).BucketName).toBeUndefined();
+      for (const fn of [i.ingest, i.apiFunction]) {
+        expect(props(lab, fn).Environment.Variables[ENV.tableName]).toEqual(ref(i.table));
+        expect(props(lab, fn).Environment.Variables[ENV.bucketName]).toEqual(ref(i.bucket));
+      }
+    }
+  });
+});
+
 describe('cdk-nag AwsSolutions', () => {
   it('reports no unacknowledged finding and CloudFormation validation nothing either', () => {
     // An error would already have failed app.synth(); warnings only land in the report.
