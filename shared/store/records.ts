@@ -165,7 +165,45 @@ export interface ChunkItem {
 }
 
 const MISSING = '-';
-const pack = (values: readonly (number | undefined)[]) => values.map((v) => (v === undefined || !Number.isFinite(v) ? MISSING : String(v))).join(' ');
+
+const POW10 = [1, 10, 100, 1000];
+
+/**
+ * String(v), faster for what iostat prints (non-negative, at most 3 decimals): v is
+ * k / 10^d for the smallest such d, and the text is k's digits with the point put
+ * back. Division is correctly rounded, so k / 10^d === v means the text parses back
+ * to v, and below 1e9 no shorter text does: the same text String() gives.
+ */
+export function numberText(v: number): string {
+  if (v >= 0 && v < 1e9) {
+    if (Number.isInteger(v)) return String(v);
+    for (let d = 1; d <= 3; d++) {
+      const k = Math.round(v * POW10[d]!);
+      if (k / POW10[d]! === v) {
+        const digits = String(k);
+        const cut = digits.length - d;
+        return cut > 0 ? `${digits.slice(0, cut)}.${digits.slice(cut)}` : `0.${'0'.repeat(-cut)}${digits}`;
+      }
+    }
+  }
+  return String(v);
+}
+
+/**
+ * The first `count` values as one string (`-` for a hole or a non-finite value).
+ * Joined from an array, not concatenated: a flat string, which the SDK's JSON
+ * writer reads character by character (ropes of 250 parts made that writer the
+ * ingest path's hottest function).
+ */
+function packValues(values: readonly (number | undefined)[], count: number): string {
+  const parts = new Array<string>(count);
+  for (let i = 0; i < count; i++) {
+    const v = values[i];
+    parts[i] = v === undefined || !Number.isFinite(v) ? MISSING : numberText(v);
+  }
+  return parts.join(' ');
+}
+
 const unpack = (text: string) => text.split(' ').map((t) => (t === MISSING ? undefined : Number(t)));
 
 /** The samples of a stored chunk, with canonical values from the run's columns. */
@@ -275,9 +313,23 @@ export function iostatRunItem(run: IostatRun, ctx: RunContext, chunksOf: (native
   return { run: runItem, series };
 }
 
-/** Collects a series' samples into chunk items of CHUNK_SAMPLES. */
+/**
+ * Collects a series' samples into chunk items of CHUNK_SAMPLES, column by column
+ * as they arrive: a sample object is dropped as soon as it is added, so the
+ * hundreds of thousands a long log streams die young instead of waiting in a
+ * chunk (on a 40 MB Solaris log this halved the CPU time of parsing plus
+ * chunking; most of the difference was garbage collection).
+ */
 export class ChunkBuilder {
-  private samples: IostatSample[] = [];
+  private count = 0;
+  private first = 0;
+  private sinceBootFirst = false;
+  private reports: number[] = [];
+  private lines: number[] = [];
+  /** Per sample, from the first sample that has a time (undefined before it). */
+  private times: (string | undefined)[] | undefined;
+  /** Printed columns in order of first appearance; a sample without the column leaves a hole. */
+  private columns = new Map<string, (number | undefined)[]>();
   chunks = 0;
 
   constructor(
@@ -288,37 +340,53 @@ export class ChunkBuilder {
 
   /** Add a sample; returns a full chunk item when one is complete. */
   add(sample: IostatSample): ChunkItem | undefined {
-    this.samples.push(sample);
-    return this.samples.length >= this.size ? this.take() : undefined;
+    const i = this.count++;
+    if (i === 0) {
+      this.first = sample.report;
+      this.sinceBootFirst = sample.sinceBoot;
+    }
+    this.reports.push(sample.report);
+    this.lines.push(sample.line);
+    if (sample.time !== undefined) (this.times ??= [])[i] = sample.time;
+    const raw = sample.raw;
+    for (const name in raw) {
+      let values = this.columns.get(name);
+      if (values === undefined) this.columns.set(name, (values = []));
+      values[i] = raw[name];
+    }
+    return this.count >= this.size ? this.take() : undefined;
   }
 
   /** The last, partial chunk, if any. */
   finish(): ChunkItem | undefined {
-    return this.samples.length > 0 ? this.take() : undefined;
+    return this.count > 0 ? this.take() : undefined;
   }
 
   private take(): ChunkItem {
-    const samples = this.samples;
-    this.samples = [];
-    const columns = new Set<string>();
-    for (const sample of samples) for (const name of Object.keys(sample.raw)) columns.add(name);
+    const count = this.count;
     const raw: ChunkItem['raw'] = {};
-    for (const name of columns) raw[name] = pack(samples.map((s) => s.raw[name]));
+    for (const [name, values] of this.columns) raw[name] = packValues(values, count);
+    const times = this.times;
     const item: ChunkItem = {
       pk: runPk(this.runId),
       sk: chunkSk(this.native, this.chunks),
       type: 'chunk',
       runId: this.runId,
       native: this.native,
-      first: samples[0]!.report,
-      count: samples.length,
-      reports: pack(samples.map((s) => s.report)),
-      lines: pack(samples.map((s) => s.line)),
-      ...(samples.some((s) => s.time !== undefined) ? { times: JSON.stringify(samples.map((s) => s.time ?? null)) } : {}),
-      sinceBootFirst: samples[0]!.sinceBoot,
+      first: this.first,
+      count,
+      reports: packValues(this.reports, count),
+      lines: packValues(this.lines, count),
+      ...(times !== undefined ? { times: JSON.stringify(Array.from({ length: count }, (_, i) => times[i] ?? null)) } : {}),
+      sinceBootFirst: this.sinceBootFirst,
       raw,
     };
     this.chunks++;
+    this.count = 0;
+    this.reports = [];
+    this.lines = [];
+    this.times = undefined;
+    this.columns = new Map();
     return item;
   }
 }

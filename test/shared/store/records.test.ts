@@ -1,8 +1,9 @@
 /** Chunks: what the parser emits comes back from a stored chunk unchanged. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IostatRun, IostatSample } from '../../../shared/model.ts';
 import { parseText } from '../../../shared/parsers/index.ts';
-import { ChunkBuilder, chunkSamples, type ChunkItem } from '../../../shared/store/records.ts';
+import { ChunkBuilder, chunkSamples, numberText, type ChunkItem } from '../../../shared/store/records.ts';
 
 const LINUX = `Linux 5.15.0 (h) \t01/15/2024 \t_x86_64_\t(4 CPU)
 
@@ -53,5 +54,41 @@ describe('sample chunks', () => {
       { report: 0, line: 5, sinceBoot: true, values: { write_iops: 2 }, raw: { 'w/s': 2 }, time: '01/15/2024 10:00:01 AM' },
       { report: 1, line: 9, sinceBoot: false, values: { write_iops: 3 }, raw: { 'w/s': 3 } },
     ]);
+  });
+
+  it('packs numbers as the very text String() gives, on its fast path and off it', () => {
+    // What iostat prints: non-negative, 0 to 3 decimals.
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2e9 }), fc.integer({ min: 0, max: 3 }), (k, d) => {
+        const v = k / 10 ** d;
+        expect(numberText(v)).toBe(String(v));
+      }),
+      { numRuns: 2000 },
+    );
+    // Anything else falls back to String().
+    fc.assert(
+      fc.property(fc.double({ noNaN: true }), (v) => {
+        expect(numberText(v)).toBe(String(v));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const v of [0, -0, 0.001, 0.01, 0.1, 0.5, 1.005, 999999999.999, 1e9, 1e21, 1e-7, 123.456, -1.5]) expect(numberText(v)).toBe(String(v));
+  });
+
+  it('a chunk holds each sample once, in order, however the columns come and go', () => {
+    const builder = new ChunkBuilder('r0', 'sda', 3);
+    const full = [
+      builder.add({ report: 4, line: 10, sinceBoot: false, values: {}, raw: { a: 1.5 } }),
+      builder.add({ report: 5, line: 20, sinceBoot: false, values: {}, raw: { b: 2, a: 0.25 }, time: 't5' }),
+      builder.add({ report: 6, line: 30, sinceBoot: false, values: {}, raw: { b: 3 } }),
+    ];
+    expect(full.slice(0, 2)).toEqual([undefined, undefined]);
+    expect(full[2]).toMatchObject({ sk: 'CHUNK#sda#00000', first: 4, count: 3, reports: '4 5 6', lines: '10 20 30', times: '[null,"t5",null]', raw: { a: '1.5 0.25 -', b: '- 2 3' } });
+    // The next chunk starts empty: no column, time or count carried over.
+    builder.add({ report: 7, line: 40, sinceBoot: false, values: {}, raw: { c: 7 } });
+    const last = builder.finish()!;
+    expect(last).toMatchObject({ sk: 'CHUNK#sda#00001', first: 7, count: 1, reports: '7', lines: '40', raw: { c: '7' } });
+    expect(last.times).toBeUndefined();
+    expect(builder.finish()).toBeUndefined();
   });
 });
