@@ -1,15 +1,21 @@
 /**
- * Deterministic iostat logs for the parsing benchmark, written into bench/out/:
+ * Deterministic iostat logs for the benchmarks, written into bench/out/:
  *
- *   solaris  `iostat -xn 5` (Solaris 10 style): title, header, 100 device rows per
- *            report, one decimal, iostat's fixed column widths.
- *   linux    sysstat 12.5 `iostat -x 5`: banner, then per report an avg-cpu block and
- *            a device table of 100 devices (sd* then nvme*), two decimals, the blank
- *            lines sysstat prints between blocks.
+ *   solaris     `iostat -xn 5` (Solaris 10 style): title, header, a row per device
+ *               per report, one decimal, iostat's fixed column widths.
+ *   linux       sysstat 12.5 `iostat -x 5`: banner, then per report an avg-cpu block
+ *               and a device table (sd* then nvme*), two decimals, the blank lines
+ *               sysstat prints between blocks.
+ *   freebsd     FreeBSD 14 `iostat -x -w 5`: title, header, a row per device (ada*,
+ *               nvd*, da*), whole numbers but kB/s with one decimal.
+ *   linux-json  sysstat 12.5 `iostat -x -o JSON 5`: one document, a statistics entry
+ *               per report with its timestamp and avg-cpu, one disk object per line.
  *
- * Values come from a seeded PRNG (same seed, same bytes) and are internally
- * consistent: kB/s = ops/s x request size, queue = ops/s x latency, %util from the
- * service time. The first report is the since-boot report (lower averages).
+ * bench:parse uses 100 devices (ensureLog); bench:ingest sizes device counts to
+ * its files (writeIostatLog). Values come from a seeded PRNG (same seed, same
+ * bytes) and are internally consistent: kB/s = ops/s x request size, queue =
+ * ops/s x latency, %util from the service time. The first report is the
+ * since-boot report (lower averages).
  *
  * A file is reused when its sidecar (`<file>.json`) records the same generator
  * version, seed and target size and the file still has the recorded size.
@@ -56,7 +62,7 @@ interface Sidecar {
 // ---------------------------------------------------------------- random numbers
 
 /** sfc32 seeded through splitmix32: small, fast, and the same sequence everywhere. */
-class Prng {
+export class Prng {
   private a: number;
   private b: number;
   private c: number;
@@ -305,10 +311,10 @@ class Output {
   }
 }
 
-function solarisDevices(rng: Prng): Device[] {
+function solarisDevices(rng: Prng, count: number): Device[] {
   const devices: Device[] = [];
-  for (let c = 0; devices.length < DEVICES; c++) {
-    for (let t = 0; t < 25 && devices.length < DEVICES; t++) devices.push(makeDevice(rng, `c${c}t${t}d0`, false));
+  for (let c = 0; devices.length < count; c++) {
+    for (let t = 0; t < 25 && devices.length < count; t++) devices.push(makeDevice(rng, `c${c}t${t}d0`, false));
   }
   return devices;
 }
@@ -337,9 +343,20 @@ function solarisRow(a: Activity, device: string): string {
   );
 }
 
-function writeSolaris(path: string, targetBytes: number): { reports: number; lines: number } {
-  const rng = new Prng(SEED ^ 0x50_1a_71_5);
-  const devices = solarisDevices(rng);
+/** What a writer was asked for: the default is bench:parse's 100 devices and fixed seed. */
+export interface LogShape {
+  devices?: number;
+  seed?: number;
+}
+
+export interface Written {
+  reports: number;
+  lines: number;
+}
+
+function writeSolaris(path: string, targetBytes: number, shape: LogShape = {}): Written {
+  const rng = new Prng(shape.seed ?? SEED ^ 0x50_1a_71_5);
+  const devices = solarisDevices(rng, shape.devices ?? DEVICES);
   const out = new Output(path);
   let reports = 0;
   while (out.bytes < targetBytes) {
@@ -352,14 +369,14 @@ function writeSolaris(path: string, targetBytes: number): { reports: number; lin
   return { reports, lines: out.lines };
 }
 
-function linuxDevices(rng: Prng): Device[] {
+function linuxDevices(rng: Prng, count: number): Device[] {
   const devices: Device[] = [];
-  const sdCount = 76;
+  const sdCount = Math.round(count * 0.76);
   for (let i = 0; i < sdCount; i++) {
     const letters = i < 26 ? String.fromCharCode(97 + i) : String.fromCharCode(96 + Math.floor(i / 26)) + String.fromCharCode(97 + (i % 26));
     devices.push(makeDevice(rng, `sd${letters}`, false));
   }
-  for (let i = 0; devices.length < DEVICES; i++) devices.push(makeDevice(rng, `nvme${i}n1`, true));
+  for (let i = 0; devices.length < count; i++) devices.push(makeDevice(rng, `nvme${i}n1`, true));
   return devices;
 }
 
@@ -368,7 +385,14 @@ const LINUX_CPU_HEADER = 'avg-cpu:  %user   %nice %system %iowait  %steal   %idl
 const LINUX_HEADER =
   'Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util';
 
-function linuxRow(rng: Prng, d: Device, a: Activity): string {
+/** sysstat 12.5's `-x` columns as JSON keys (four differ from the text headers), in the text table's order. */
+const LINUX_KEYS = ['r/s', 'rkB/s', 'rrqm/s', 'rrqm', 'r_await', 'rareq-sz', 'w/s', 'wkB/s', 'wrqm/s', 'wrqm', 'w_await', 'wareq-sz', 'd/s', 'dkB/s', 'drqm/s', 'drqm', 'd_await', 'dareq-sz', 'f/s', 'f_await', 'aqu-sz', 'util'];
+const LINUX_WIDTHS = [8, 9, 8, 6, 7, 8, 8, 9, 8, 6, 7, 8, 8, 9, 8, 6, 7, 8, 8, 7, 7, 6];
+/** The JSON output's key order (rates, then kB, merges, waits, sizes), as indexes into LINUX_KEYS. */
+const LINUX_JSON_ORDER = ['r/s', 'w/s', 'd/s', 'f/s', 'rkB/s', 'wkB/s', 'dkB/s', 'rrqm/s', 'wrqm/s', 'drqm/s', 'rrqm', 'wrqm', 'drqm', 'r_await', 'w_await', 'd_await', 'f_await', 'rareq-sz', 'wareq-sz', 'dareq-sz', 'aqu-sz', 'util'].map((key) => LINUX_KEYS.indexOf(key));
+
+/** One device's row of sysstat 12.5 `-x`, values in LINUX_KEYS order. */
+function linuxValues(rng: Prng, d: Device, a: Activity): number[] {
   const rrqm = d.nvme ? 0 : a.r * (d.workload === 'sequential' ? rng.range(0.05, 0.6) : rng.range(0, 0.05));
   const wrqm = d.nvme ? 0 : a.w * rng.range(0, d.workload === 'log' ? 0.8 : 0.2);
   const discard = d.nvme && a.w > 0 && rng.next() < 0.05;
@@ -382,33 +406,20 @@ function linuxRow(rng: Prng, d: Device, a: Activity): string {
   const aqu = (a.r * rAwait + a.w * wAwait + ds * dAwait + fs * fAwait) / 1000;
   const util = Math.min(100, ((a.r + a.w + ds) * a.svc) / 10);
   const pct = (merged: number, done: number): number => (merged + done > 0 ? (100 * merged) / (merged + done) : 0);
-  let name = d.name;
-  if (name.length < 12) name += ' '.repeat(12 - name.length);
-  return (
-    name +
-    ' ' + fixed(a.r, 2, 8) +
-    ' ' + fixed(a.rkB, 2, 9) +
-    ' ' + fixed(rrqm, 2, 8) +
-    ' ' + fixed(pct(rrqm, a.r), 2, 6) +
-    ' ' + fixed(rAwait, 2, 7) +
-    ' ' + fixed(a.r > 0 ? a.rkB / a.r : 0, 2, 8) +
-    ' ' + fixed(a.w, 2, 8) +
-    ' ' + fixed(a.wkB, 2, 9) +
-    ' ' + fixed(wrqm, 2, 8) +
-    ' ' + fixed(pct(wrqm, a.w), 2, 6) +
-    ' ' + fixed(wAwait, 2, 7) +
-    ' ' + fixed(a.w > 0 ? a.wkB / a.w : 0, 2, 8) +
-    ' ' + fixed(ds, 2, 8) +
-    ' ' + fixed(dkB, 2, 9) +
-    ' ' + fixed(0, 2, 8) +
-    ' ' + fixed(0, 2, 6) +
-    ' ' + fixed(dAwait, 2, 7) +
-    ' ' + fixed(ds > 0 ? dkB / ds : 0, 2, 8) +
-    ' ' + fixed(fs, 2, 8) +
-    ' ' + fixed(fAwait, 2, 7) +
-    ' ' + fixed(aqu, 2, 7) +
-    ' ' + fixed(util, 2, 6)
-  );
+  return [
+    a.r, a.rkB, rrqm, pct(rrqm, a.r), rAwait, a.r > 0 ? a.rkB / a.r : 0,
+    a.w, a.wkB, wrqm, pct(wrqm, a.w), wAwait, a.w > 0 ? a.wkB / a.w : 0,
+    ds, dkB, 0, 0, dAwait, ds > 0 ? dkB / ds : 0,
+    fs, fAwait, aqu, util,
+  ];
+}
+
+function linuxRow(rng: Prng, d: Device, a: Activity): string {
+  const values = linuxValues(rng, d, a);
+  let row = d.name;
+  if (row.length < 12) row += ' '.repeat(12 - row.length);
+  for (let i = 0; i < values.length; i++) row += ' ' + fixed(values[i]!, 2, LINUX_WIDTHS[i]!);
+  return row;
 }
 
 function cpuLine(rng: Prng, sinceBoot: boolean): string {
@@ -421,9 +432,9 @@ function cpuLine(rng: Prng, sinceBoot: boolean): string {
   return '       ' + [user, nice, system, iowait, steal, idle].map((v) => fixed(v, 2, 8)).join('');
 }
 
-function writeLinux(path: string, targetBytes: number): { reports: number; lines: number } {
-  const rng = new Prng(SEED ^ 0x11_0e_55);
-  const devices = linuxDevices(rng);
+function writeLinux(path: string, targetBytes: number, shape: LogShape = {}): Written {
+  const rng = new Prng(shape.seed ?? SEED ^ 0x11_0e_55);
+  const devices = linuxDevices(rng, shape.devices ?? DEVICES);
   const out = new Output(path);
   out.line(LINUX_BANNER);
   out.line('');
@@ -440,6 +451,121 @@ function writeLinux(path: string, targetBytes: number): { reports: number; lines
   }
   out.close();
   return { reports, lines: out.lines };
+}
+
+function freebsdDevices(rng: Prng, count: number): Device[] {
+  const devices: Device[] = [];
+  const ada = Math.ceil(count * 0.6);
+  const nvd = Math.round(count * 0.2);
+  for (let i = 0; i < ada; i++) devices.push(makeDevice(rng, `ada${i}`, false));
+  for (let i = 0; i < nvd && devices.length < count; i++) devices.push(makeDevice(rng, `nvd${i}`, true));
+  for (let i = 0; devices.length < count; i++) devices.push(makeDevice(rng, `da${i}`, false));
+  return devices;
+}
+
+const FREEBSD_TITLE = '                        extended device statistics  ';
+const FREEBSD_HEADER = 'device       r/s     w/s     kr/s     kw/s  ms/r  ms/w  ms/o  ms/t qlen  %b  ';
+
+/** A right-aligned column; a value wider than it keeps one space before it (FreeBSD's printf would glue it to the last). */
+function column(text: string, width: number): string {
+  return text.length >= width ? ` ${text}` : ' '.repeat(width - text.length) + text;
+}
+
+function freebsdRow(a: Activity, device: string): string {
+  const ops = a.r + a.w;
+  const msR = a.r > 0 ? a.svc + a.waitMs : 0;
+  const msW = a.w > 0 ? a.svc * 1.2 + a.waitMs : 0;
+  const msT = ops > 0 ? (a.r * msR + a.w * msW) / ops : 0;
+  const qlen = (ops * msT) / 1000;
+  const busy = Math.min(100, (ops * a.svc) / 10);
+  const name = device.length < 8 ? device + ' '.repeat(8 - device.length) : device;
+  const round = (v: number, width: number) => column(whole(v, 0), width);
+  return name + round(a.r, 8) + round(a.w, 8) + column(fixed(a.rkB, 1, 0), 9) + column(fixed(a.wkB, 1, 0), 9) + round(msR, 6) + round(msW, 6) + round(0, 6) + round(msT, 6) + round(qlen, 5) + round(busy, 4) + ' ';
+}
+
+function writeFreebsd(path: string, targetBytes: number, shape: LogShape = {}): Written {
+  const rng = new Prng(shape.seed ?? SEED ^ 0xf7_ee_b5);
+  const devices = freebsdDevices(rng, shape.devices ?? DEVICES);
+  const out = new Output(path);
+  out.line('iostat -x -w 5');
+  let reports = 0;
+  while (out.bytes < targetBytes) {
+    out.line(FREEBSD_TITLE);
+    out.line(FREEBSD_HEADER);
+    for (const d of devices) out.line(freebsdRow(step(rng, d, reports === 0), d.name));
+    reports++;
+  }
+  out.close();
+  return { reports, lines: out.lines };
+}
+
+/** sysstat's JSON timestamp, `01/15/2024 10:00:05 AM`: 12-hour clock, UTC here. */
+function sysstatTime(ms: number): string {
+  const t = new Date(ms);
+  const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+  const hours = t.getUTCHours();
+  const h12 = hours % 12 === 0 ? 12 : hours % 12;
+  return `${two(t.getUTCMonth() + 1)}/${two(t.getUTCDate())}/${t.getUTCFullYear()} ${two(h12)}:${two(t.getUTCMinutes())}:${two(t.getUTCSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
+}
+
+function writeLinuxJson(path: string, targetBytes: number, shape: LogShape = {}): Written {
+  const rng = new Prng(shape.seed ?? SEED ^ 0x15_07);
+  const devices = linuxDevices(rng, shape.devices ?? DEVICES);
+  const out = new Output(path);
+  const started = Date.UTC(2024, 0, 15, 10, 0, 1);
+  out.line('{"sysstat": {');
+  out.line('\t"hosts": [');
+  out.line('\t\t{');
+  out.line('\t\t\t"nodename": "benchhost",');
+  out.line('\t\t\t"sysname": "Linux",');
+  out.line('\t\t\t"release": "5.15.0-91-generic",');
+  out.line('\t\t\t"machine": "x86_64",');
+  out.line('\t\t\t"number-of-cpus": 8,');
+  out.line('\t\t\t"date": "01/15/2024",');
+  out.line('\t\t\t"statistics": [');
+  let reports = 0;
+  while (out.bytes < targetBytes) {
+    const sinceBoot = reports === 0;
+    if (!sinceBoot) out.line('\t\t\t\t},');
+    out.line('\t\t\t\t{');
+    out.line(`\t\t\t\t\t"timestamp": "${sysstatTime(started + reports * 5000)}",`);
+    const cpu = cpuLine(rng, sinceBoot).trim().split(/\s+/);
+    out.line(`\t\t\t\t\t"avg-cpu":  {"user": ${cpu[0]}, "nice": ${cpu[1]}, "system": ${cpu[2]}, "iowait": ${cpu[3]}, "steal": ${cpu[4]}, "idle": ${cpu[5]}},`);
+    out.line('\t\t\t\t\t"disk": [');
+    devices.forEach((d, i) => {
+      const values = linuxValues(rng, d, step(rng, d, sinceBoot));
+      let row = `\t\t\t\t\t\t{"disk_device": "${d.name}"`;
+      for (const k of LINUX_JSON_ORDER) row += `, "${LINUX_KEYS[k]}": ${fixed(values[k]!, 2, 0)}`;
+      out.line(`${row}}${i < devices.length - 1 ? ',' : ''}`);
+    });
+    out.line('\t\t\t\t\t]');
+    reports++;
+  }
+  out.line('\t\t\t\t}');
+  out.line('\t\t\t]');
+  out.line('\t\t}');
+  out.line('\t]');
+  out.line('}}');
+  out.close();
+  return { reports, lines: out.lines };
+}
+
+export type IostatFlavour = 'solaris' | 'linux' | 'freebsd' | 'linux-json';
+export const IOSTAT_FLAVOURS: readonly IostatFlavour[] = ['solaris', 'linux', 'freebsd', 'linux-json'];
+
+const WRITERS: Record<IostatFlavour, (path: string, targetBytes: number, shape: LogShape) => Written> = {
+  solaris: writeSolaris,
+  linux: writeLinux,
+  freebsd: writeFreebsd,
+  'linux-json': writeLinuxJson,
+};
+
+/**
+ * A log of this flavour of at least targetBytes (whole reports: it ends at the
+ * first report boundary past the target), every device in every report.
+ */
+export function writeIostatLog(flavour: IostatFlavour, path: string, targetBytes: number, shape: LogShape = {}): Written {
+  return WRITERS[flavour](path, targetBytes, shape);
 }
 
 // ---------------------------------------------------------------- entry points
