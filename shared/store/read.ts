@@ -117,7 +117,7 @@ async function batchGetHeads(store: ReadStore, runIds: readonly string[], sleep 
 }
 
 /** fn over items, `limit` at a time; after a failure no new item is started. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   let failed = false;
