@@ -17,8 +17,11 @@
  *      clock, the same machine's) minus the moment the PUT was sent; files/s,
  *      samples/s and MB/s run from the first PUT sent to the last upload ready;
  *   4. upload the 200 MB log (a multipart upload) and time it to `ready` the same
- *      way; the lab process's peak RSS (VmHWM, reset through
- *      /proc/PID/clear_refs before the upload) and CPU time are read from /proc;
+ *      way. For both phases the lab process's CPU time and peak RSS (VmHWM; reset
+ *      through /proc/PID/clear_refs before this upload) come from /proc, and its
+ *      anonymous and file-backed RSS are sampled every 250 ms: dynalite maps its
+ *      LevelDB table files, and the pages it reads count in RSS as file-backed
+ *      page cache beside the process's own anonymous memory;
  *   5. the ingest path alone: bench/ingest-runner.ts, bundled with esbuild
  *      (@aws-sdk/* external, as the stack bundles the functions) and run as a
  *      plain `node` process, invokes functions/ingest/handler.ts once, as Lambda
@@ -93,11 +96,44 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-/** VmRSS and VmHWM of a process, in KiB. */
-function memoryOf(pid: number): { rssKiB: number; peakKiB: number } {
+/** Memory of a process from /proc/PID/status, in KiB: VmHWM is the peak of VmRSS = RssAnon + RssFile + RssShmem. */
+function memoryOf(pid: number): { rssKiB: number; peakKiB: number; anonKiB: number; fileKiB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssKiB: field('VmRSS'), peakKiB: field('VmHWM') };
+  return { rssKiB: field('VmRSS'), peakKiB: field('VmHWM'), anonKiB: field('RssAnon'), fileKiB: field('RssFile') };
+}
+
+/**
+ * The largest anonymous and file-backed RSS of a process, sampled: the lab's
+ * dynalite keeps its tables in LevelDB files that it maps into memory, and the
+ * pages it has read count in RSS (file-backed, page cache the kernel may drop)
+ * beside the process's own (anonymous) memory. VmHWM cannot tell them apart.
+ */
+class MemorySampler {
+  anonKiB = 0;
+  fileKiB = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pid: number) {
+    this.timer = setInterval(() => this.sample(), 250);
+    this.sample();
+  }
+
+  private sample(): void {
+    try {
+      const m = memoryOf(this.pid);
+      this.anonKiB = Math.max(this.anonKiB, m.anonKiB);
+      this.fileKiB = Math.max(this.fileKiB, m.fileKiB);
+    } catch {
+      // The process is gone: its last samples stand.
+    }
+  }
+
+  stop(): this {
+    clearInterval(this.timer);
+    this.sample();
+    return this;
+  }
 }
 
 /** User + system CPU seconds a process has used. */
@@ -168,6 +204,19 @@ interface Sent {
   putMs: number;
 }
 
+interface LabMemory {
+  /** VmHWM over the phase, MB. */
+  peakMB: number;
+  /** Largest sampled RssAnon and RssFile, MB. */
+  anonMB: number;
+  fileMB: number;
+}
+
+function labMemory(pid: number, sampler: MemorySampler): LabMemory {
+  sampler.stop();
+  return { peakMB: kibToMB(memoryOf(pid).peakKiB), anonMB: kibToMB(sampler.anonKiB), fileMB: kibToMB(sampler.fileKiB) };
+}
+
 interface MixResult {
   files: number;
   bytes: number;
@@ -175,12 +224,13 @@ interface MixResult {
   runs: number;
   windowMs: number;
   latenciesMs: number[];
-  labPeakMB: number;
+  lab: LabMemory;
   labCpuS: number;
 }
 
 async function uploadMix(s3: S3Client, endpoints: LabEndpoints, files: readonly MixFile[], dir: string, labPid: number): Promise<MixResult> {
   const cpuBefore = cpuSecondsOf(labPid);
+  const sampler = new MemorySampler(labPid);
   const sent: Sent[] = [];
   const started = Date.now();
   await mapLimit(files, CONCURRENCY, async (file) => {
@@ -199,7 +249,7 @@ async function uploadMix(s3: S3Client, endpoints: LabEndpoints, files: readonly 
     shown = done;
   });
   const labCpuS = cpuSecondsOf(labPid) - cpuBefore;
-  const labPeakMB = kibToMB(memoryOf(labPid).peakKiB);
+  const lab = labMemory(labPid, sampler);
 
   // Every upload ready, with the runs and samples its file holds.
   const problems: string[] = [];
@@ -224,7 +274,7 @@ async function uploadMix(s3: S3Client, endpoints: LabEndpoints, files: readonly 
     runs: perFile.reduce((n, f) => n + f.runs, 0),
     windowMs: lastReady - started,
     latenciesMs: sent.map((s, i) => perFile[i]!.readyAt - s.sentAt),
-    labPeakMB,
+    lab,
     labCpuS,
   };
 }
@@ -234,7 +284,7 @@ interface BigResult {
   eTag: string;
   putMs: number;
   readyMs: number;
-  labPeakMB: number;
+  lab: LabMemory;
   peakWasReset: boolean;
   labCpuS: number;
 }
@@ -243,18 +293,19 @@ async function uploadBig(s3: S3Client, endpoints: LabEndpoints, path: string, by
   const key = 'bench-big/solaris-10-iostat-xn.log';
   const peakWasReset = resetPeak(labPid);
   const cpuBefore = cpuSecondsOf(labPid);
+  const sampler = new MemorySampler(labPid);
   const sentAt = Date.now();
   const put = await new Upload({ client: s3, params: { Bucket: endpoints.bucket, Key: key, Body: createReadStream(path), ContentLength: bytes }, partSize: 16 * 1024 * 1024, queueSize: 4 }).done();
   const putMs = Date.now() - sentAt;
   console.log(`  PUT (multipart) done in ${seconds(putMs)}; waiting for ready...`);
   const record = (await settle(endpoints, new Set([key]), SETTLE_LIMIT_MS, () => {})).get(key)!;
   const labCpuS = cpuSecondsOf(labPid) - cpuBefore;
-  const labPeakMB = kibToMB(memoryOf(labPid).peakKiB);
+  const lab = labMemory(labPid, sampler);
   if (record.status !== 'ready') throw new CheckFailed(`${key}: ${record.status}: ${record.message ?? ''}`);
   if (record.runCount !== 1) throw new CheckFailed(`${key}: ${record.runCount} runs, expected 1`);
   const samples = samplesOf(await getJson<RunDetail>(endpoints, `/runs/${encodeURIComponent(record.runIds[0]!)}`));
   if (samples !== expectedSamples) throw new CheckFailed(`${key}: ${samples} samples stored, expected ${expectedSamples}`);
-  return { key, eTag: put.ETag ?? '', putMs, readyMs: Date.parse(record.updatedAt) - sentAt, labPeakMB, peakWasReset, labCpuS };
+  return { key, eTag: put.ETag ?? '', putMs, readyMs: Date.parse(record.updatedAt) - sentAt, lab, peakWasReset, labCpuS };
 }
 
 interface RunnerRun {
@@ -341,6 +392,7 @@ async function runIngestPath(scratch: string, endpoints: LabEndpoints, big: BigR
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
+  const benchStarted = performance.now();
   console.log('benchdrop ingest benchmark (npm run bench:ingest)');
   console.log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}`);
   console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes on this machine share its CPUs)`);
@@ -374,7 +426,7 @@ async function main(): Promise<number> {
 
     console.log(`\n2. the ${megabytes(big.bytes)} log through the lab`);
     const b = await uploadBig(s3, endpoints, big.path, big.bytes, bigSamples, lab.pid);
-    console.log(`  ready after ${seconds(b.readyMs)}, ${count(bigSamples)} samples (as uploaded); lab CPU ${b.labCpuS.toFixed(1)} s, lab peak RSS ${b.labPeakMB.toFixed(0)} MB${b.peakWasReset ? '' : ' (since the lab started: clear_refs not writable)'}`);
+    console.log(`  ready after ${seconds(b.readyMs)}, ${count(bigSamples)} samples (as uploaded); lab CPU ${b.labCpuS.toFixed(1)} s, lab peak RSS ${b.lab.peakMB.toFixed(0)} MB${b.peakWasReset ? '' : ' (since the lab started: clear_refs not writable)'}`);
     s3.destroy();
 
     console.log(`\n3. the ingest path alone on the same object (ingest handler in a plain node process)`);
@@ -395,14 +447,18 @@ async function main(): Promise<number> {
       ['  MB/s', (m.bytes / MB / (m.windowMs / 1000)).toFixed(2), '', ''],
       ['  PUT to ready, p50', seconds(percentile(latencies, 50)), '', ''],
       ['  PUT to ready, p99', seconds(percentile(latencies, 99)), '', ''],
-      ['  lab process peak RSS (dynalite + s3rver + handler)', `${m.labPeakMB.toFixed(0)} MB`, '', ''],
+      ['  lab process CPU time meanwhile', seconds(m.labCpuS * 1000), '', ''],
+      ['  lab process peak RSS (dynalite + s3rver + handler)', `${m.lab.peakMB.toFixed(0)} MB`, '', ''],
+      ['    largest anonymous / file-backed part (sampled)', `${m.lab.anonMB.toFixed(0)} / ${m.lab.fileMB.toFixed(0)} MB`, '', ''],
       [`${megabytes(big.bytes)} Solaris iostat -xn log (${big.devices} devices, ${count(bigSamples)} samples)`, '', '', ''],
       ['  PUT to ready, through the lab', seconds(b.readyMs), '', ''],
-      ['  lab process peak RSS meanwhile', `${b.labPeakMB.toFixed(0)} MB`, '', ''],
-      ['  ingest path alone: handler wall time', seconds(r.result.ms), '', ''],
+      ['  lab process CPU time meanwhile', seconds(b.labCpuS * 1000), '', ''],
+      ['  lab process peak RSS meanwhile', `${b.lab.peakMB.toFixed(0)} MB`, '', ''],
+      ['    largest anonymous / file-backed part (sampled)', `${b.lab.anonMB.toFixed(0)} / ${b.lab.fileMB.toFixed(0)} MB`, '', ''],
+      ['  ingest path alone: handler wall time / CPU time', `${seconds(r.result.ms)} / ${seconds(r.result.cpuMs)}`, '', ''],
       ['  ingest path alone: peak RSS (VmHWM)', `${runnerPeakMB.toFixed(1)} MB`, `<= ${RSS_TARGET_MB} MB`, rssMet ? 'met' : 'NOT met'],
     ];
-    console.log('\nwall clock on this machine; 1 MB = 10^6 bytes:\n');
+    console.log('\nwall clock on this machine (CPU times show how much of it the processes got); 1 MB = 10^6 bytes:\n');
     console.log(table(rows, (c) => c === 1 || c === 2));
     console.log(`\ntargets: ${rssMet ? 'all met' : `NOT met: ingest path peak RSS ${runnerPeakMB.toFixed(0)} MB > ${RSS_TARGET_MB} MB`}`);
   } catch (error) {
@@ -416,7 +472,7 @@ async function main(): Promise<number> {
     }
     await rm(scratch, { recursive: true, force: true });
   }
-  console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; bench:ingest took ${seconds(performance.now() - benchStarted)}`);
   if (failed) console.log('\nbench FAILED: see above');
   return failed ? 1 : 0;
 }
