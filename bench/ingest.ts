@@ -47,7 +47,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { build } from 'esbuild';
 import { sequencerGenerator, type S3EventRecordInput } from '../infra/local/events.ts';
-import type { LabEndpoints } from '../infra/local/lab.ts';
+import { LAB_CREDENTIALS, type LabEndpoints } from '../infra/local/lab.ts';
 import type { RunDetail, UploadListing } from '../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../shared/aws.ts';
 import { ENV } from '../shared/config.ts';
@@ -61,8 +61,6 @@ import { median, percentile, table } from './stats.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RSS_TARGET_MB = 256;
-/** s3rver accepts only its own pair (the lab prints it; see infra/local/lab.ts). */
-const S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const RUNNER_TABLE = 'benchdrop-bench-ingest-runner';
 const POLL_MS = 2000;
 /** Give up on an upload that is not ready this long after the last PUT. */
@@ -115,7 +113,8 @@ class MemorySampler {
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly pid: number) {
-    this.timer = setInterval(() => this.sample(), 250);
+    // Unref'd: a phase that throws before stop() must not keep the bench alive.
+    this.timer = setInterval(() => this.sample(), 250).unref();
     this.sample();
   }
 
@@ -331,7 +330,7 @@ async function runIngestPath(scratch: string, endpoints: LabEndpoints, big: BigR
   const bundle = join(OUT_DIR, 'ingest-runner.mjs');
   console.log(`  bundled ${rel(bundle)} (${(performance.now() - started).toFixed(0)} ms)`);
 
-  const credentials = S3_CREDENTIALS;
+  const credentials = LAB_CREDENTIALS;
   const admin = new DynamoDBClient({ region: endpoints.region, endpoint: endpoints.dynamodbEndpoint, credentials });
   try {
     await admin.send(new CreateTableCommand(createTableInput(RUNNER_TABLE)));
@@ -418,7 +417,7 @@ async function main(): Promise<number> {
     lab = await LabProcess.start({ dataDir: join(scratch, 'lab'), fresh: true, args: ['--no-samples'], env: clientEnv(scratch), timeoutMs: 120_000 });
     const endpoints = lab.endpoints;
     console.log(`lab: pid ${lab.pid}, ready in ${seconds(performance.now() - started)}; S3 ${endpoints.s3Endpoint}, API ${endpoints.apiUrl}`);
-    const s3 = createS3Client({ region: endpoints.region, s3Endpoint: endpoints.s3Endpoint, credentials: S3_CREDENTIALS });
+    const s3 = createS3Client({ region: endpoints.region, s3Endpoint: endpoints.s3Endpoint, credentials: LAB_CREDENTIALS });
 
     console.log(`\n1. ${mix.files.length} files at concurrency ${CONCURRENCY}`);
     const m = await uploadMix(s3, endpoints, mix.files, mix.dir, lab.pid);
