@@ -3,8 +3,11 @@
  * in order: the object's `device` metadata, the key's first folder, the file
  * itself (diskperf test name, iostat host). iostat series are `<label>/<native>`.
  * Tags come from `tags` metadata: `interface=SAS;rpm=10000;medium=hdd`.
+ * S3 returns metadata values with characters outside ASCII as RFC 2047 encoded
+ * words (`=?UTF-8?B?...?=`): they are decoded first. Messages quote what the user
+ * sent with control characters escaped.
  */
-
+import { printable, withoutUnsafeCharacters } from './printable.ts';
 import { KEY_SEPARATOR } from './store/keys.ts';
 
 /** Labels and tag parts stay printable and bounded: they become keys and selector targets. */
@@ -22,17 +25,16 @@ export class LabelError extends Error {
 /** A label with control characters removed and whitespace collapsed; undefined if nothing is left. */
 export function cleanLabel(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  // eslint-disable-next-line no-control-regex
-  const cleaned = raw.replace(/[\u0000-\u001f\u007f]/g, '').replace(/\s+/g, ' ').trim();
+  const cleaned = withoutUnsafeCharacters(raw).replace(/\s+/g, ' ').trim();
   if (cleaned.length === 0) return undefined;
-  if (cleaned.length > MAX_LABEL_LENGTH) throw new LabelError(`device label "${cleaned.slice(0, 40)}..." is longer than ${MAX_LABEL_LENGTH} characters`);
-  if (cleaned.includes(KEY_SEPARATOR)) throw new LabelError(`device label "${cleaned.slice(0, 40)}" contains "${KEY_SEPARATOR}", which benchdrop keeps for its table keys; choose a label without it`);
+  if (cleaned.length > MAX_LABEL_LENGTH) throw new LabelError(`device label "${printable(cleaned, 40)}" is longer than ${MAX_LABEL_LENGTH} characters`);
+  if (cleaned.includes(KEY_SEPARATOR)) throw new LabelError(`device label "${printable(cleaned, 40)}" contains "${KEY_SEPARATOR}", which benchdrop keeps for its table keys; choose a label without it`);
   return cleaned;
 }
 
 /** The label an object gives all its runs, if it gives one (metadata, else first folder). */
 export function labelFromObject(key: string, metadata: Record<string, string | undefined>): string | undefined {
-  const fromMetadata = cleanLabel(metadata['device']);
+  const fromMetadata = cleanLabel(decodeMetadataValue(metadata['device']));
   if (fromMetadata !== undefined) return fromMetadata;
   const slash = key.indexOf('/');
   return slash > 0 ? cleanLabel(key.slice(0, slash)) : undefined;
@@ -62,22 +64,46 @@ export function seriesLabel(label: string, native: string): string {
 const TAG_PART = /^[A-Za-z0-9_.:+@/-]+$/;
 
 /** `interface=SAS;rpm=10000` -> { interface: 'SAS', rpm: '10000' }; LabelError says what is wrong. */
-export function parseTags(raw: string | undefined): Record<string, string> {
+export function parseTags(encoded: string | undefined): Record<string, string> {
   const tags: Record<string, string> = {};
+  const raw = decodeMetadataValue(encoded);
   if (raw === undefined || raw.trim() === '') return tags;
   const pairs = raw.split(/[;,]/).map((p) => p.trim()).filter(Boolean);
   if (pairs.length > MAX_TAGS) throw new LabelError(`${pairs.length} tags; at most ${MAX_TAGS} are kept per upload`);
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new LabelError(`tag "${pair}" is not key=value (expected e.g. interface=SAS;rpm=10000)`);
+    if (eq <= 0) throw new LabelError(`tag "${printable(pair, 80)}" is not key=value (expected e.g. interface=SAS;rpm=10000)`);
     const key = pair.slice(0, eq).trim();
     const value = pair.slice(eq + 1).trim();
     for (const part of [key, value]) {
       if (part.length === 0 || part.length > MAX_TAG_LENGTH || !TAG_PART.test(part)) {
-        throw new LabelError(`tag "${pair}": keys and values are 1-${MAX_TAG_LENGTH} characters of letters, digits and _ . : + @ / -`);
+        throw new LabelError(`tag "${printable(pair, 80)}": keys and values are 1-${MAX_TAG_LENGTH} characters of letters, digits and _ . : + @ / -`);
       }
     }
     tags[key] = value;
   }
   return tags;
+}
+
+// =?charset?B|Q?text?= (RFC 2047); S3 writes UTF-8 as B (base64) words.
+const ENCODED_WORD = /=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g;
+
+/**
+ * A metadata value as the user wrote it: RFC 2047 encoded words decoded (S3 returns
+ * non-ASCII metadata that way), the whitespace between two adjacent words dropped.
+ * A word in a charset Node cannot decode is left as it is.
+ */
+export function decodeMetadataValue(value: string | undefined): string | undefined {
+  if (value === undefined || !value.includes('=?')) return value;
+  const joined = value.replace(/(\?=)\s+(?==\?)/g, '$1');
+  return joined.replace(ENCODED_WORD, (word, charset: string, encoding: string, text: string) => {
+    let bytes: Buffer;
+    if (encoding.toUpperCase() === 'B') bytes = Buffer.from(text, 'base64');
+    else bytes = Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+    try {
+      return new TextDecoder(charset.toLowerCase()).decode(bytes);
+    } catch {
+      return word;
+    }
+  });
 }

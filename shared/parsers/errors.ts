@@ -1,8 +1,10 @@
 /**
  * ParseError: the one error a parser throws. It says where (file and line), what
  * it found, what it expected, and which formats benchdrop reads, so a person can
- * act on it without reading code.
+ * act on it without reading code. The message escapes control characters (from a
+ * key or the file itself), so it is safe to print.
  */
+import { printable } from '../printable.ts';
 
 export const SUPPORTED_FORMATS = [
   'IRIX diskperf result tables (Diskperf V1.2)',
@@ -31,7 +33,7 @@ export class ParseError extends Error {
 
   constructor(details: ParseErrorDetails) {
     const where = details.line > 0 ? `${details.source}:${details.line}` : details.source;
-    super(`${where}: ${details.problem}; expected ${details.expected}. benchdrop reads: ${SUPPORTED_FORMATS.join('; ')}.`);
+    super(printable(`${where}: ${details.problem}; expected ${details.expected}. benchdrop reads: ${SUPPORTED_FORMATS.join('; ')}.`));
     this.source = details.source;
     this.line = details.line;
     this.problem = details.problem;
