@@ -66,8 +66,10 @@
 import type { DiskperfMeta, DiskperfRow, DiskperfRun, ParseWarning } from '../model.ts';
 import { DISKPERF_METRICS, type DiskperfMetric } from '../metrics.ts';
 import { commandFromLine, pushContext } from './context.ts';
+import { printable } from '../printable.ts';
 import { ParseError } from './errors.ts';
-import { parseTimestamp } from './timestamps.ts';
+import { MAX_VALUE, valueProblem } from './numbers.ts';
+import { readTimestamp } from './timestamps.ts';
 import { MAX_WARNINGS, type LineParser, type ParserOptions } from './types.ts';
 
 const SEPARATOR = /^#\s*-{5,}\s*$/;
@@ -78,6 +80,11 @@ const UNITS = /^#\s*\(/;
 const FIELD = /^#\s*([A-Za-z][A-Za-z0-9 ()/._]*?)\s*:\s*(.*?)\s*$/;
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const INTEGER = /^\d+$/;
+
+/** Header values are cut to this many characters, and at most this many unknown fields are kept. */
+const MAX_FIELD_LENGTH = 1024;
+const MAX_FIELD_NAME_LENGTH = 64;
+const MAX_EXTRA_FIELDS = 50;
 
 const NO_TABLE_EXPECTED = 'a Diskperf V1.2 header and a "# req_size ..." table';
 const ROWS_EXPECTED = 'rows of numbers under the "# req_size ..." header: the request size in bytes, then one MB/s value per column';
@@ -122,6 +129,8 @@ interface Building {
   lastShort?: { warning: ParseWarning; have: number; want: number };
   lastRowLine: number;
   suppressed: number;
+  /** Unknown header fields beyond MAX_EXTRA_FIELDS were met (warned once). */
+  extraIgnored?: boolean;
 }
 
 type State = 'idle' | 'header' | 'table';
@@ -142,7 +151,8 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
   const outbox: DiskperfRun[] = [];
 
   function warn(b: Building, line: number, message: string): ParseWarning {
-    const warning = { line, message };
+    // Messages quote the file: no control character reaches a terminal or a log.
+    const warning = { line, message: printable(message) };
     if (b.run.warnings.length < MAX_WARNINGS) b.run.warnings.push(warning);
     else b.suppressed++;
     return warning;
@@ -204,15 +214,29 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
     const meta: DiskperfMeta = b.run.meta;
     const kind = fieldKey(key);
     b.run.endLine = lineNo;
+    if (kind === undefined) {
+      // Bounded, so that no header makes a run too large to store.
+      key = key.slice(0, MAX_FIELD_NAME_LENGTH);
+      if (!Object.hasOwn(meta.extra ?? {}, key) && Object.keys(meta.extra ?? {}).length >= MAX_EXTRA_FIELDS) {
+        if (!b.extraIgnored) warn(b, lineNo, `more than ${MAX_EXTRA_FIELDS} unknown header fields; this one and the rest are ignored`);
+        b.extraIgnored = true;
+        return;
+      }
+    }
+    if (value.length > MAX_FIELD_LENGTH) {
+      warn(b, lineNo, `header field "${printable(key, 40)}" is ${value.length} characters long; cut to ${MAX_FIELD_LENGTH}`);
+      value = value.slice(0, MAX_FIELD_LENGTH);
+    }
     switch (kind) {
       case 'name':
         meta.testName = value;
         return;
       case 'date': {
         meta.testDate = value;
-        const iso = parseTimestamp(value);
-        if (iso) meta.startedAt = iso;
-        else warn(b, lineNo, `unrecognised test date "${value}"; kept as printed only`);
+        const time = readTimestamp(value);
+        if (time !== undefined && 'iso' in time) meta.startedAt = time.iso;
+        else if (time !== undefined) warn(b, lineNo, `test date "${printable(value, 60)}" is not a valid date (${time.invalid}); kept as printed only`);
+        else warn(b, lineNo, `unrecognised test date "${printable(value, 60)}"; kept as printed only`);
         return;
       }
       case 'machine': {
@@ -235,25 +259,26 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
         const pairs = keyValues(value);
         const min = pairs.values.min;
         const max = pairs.values.max;
-        if (min !== undefined && max !== undefined && INTEGER.test(min) && INTEGER.test(max)) {
+        if (min !== undefined && max !== undefined && isByteCount(min) && isByteCount(max)) {
           meta.requestSizes = { min: Number(min), max: Number(max) };
         } else {
-          warn(b, lineNo, `unrecognised request sizes "${value}" (expected min=<bytes> max=<bytes>)`);
+          warn(b, lineNo, `unrecognised request sizes "${printable(value, 60)}" (expected min=<bytes> max=<bytes>)`);
         }
         return;
       }
       case 'parameters': {
         const pairs = keyValues(value);
         const parameters: Record<string, number | string> = {};
-        for (const [k, v] of Object.entries(pairs.values)) parameters[k] = NUMBER.test(v) ? Number(v) : v;
+        // A number too large to be a setting stays text, as printed.
+        for (const [k, v] of Object.entries(pairs.values)) parameters[k] = NUMBER.test(v) && Math.abs(Number(v)) < MAX_VALUE ? Number(v) : v;
         meta.parameters = parameters;
-        if (pairs.rest.length > 0) warn(b, lineNo, `unrecognised parameters "${pairs.rest.join(' ')}" (expected name=value)`);
+        if (pairs.rest.length > 0) warn(b, lineNo, `unrecognised parameters "${printable(pairs.rest.join(' '), 60)}" (expected name=value)`);
         return;
       }
       case 'fileSize': {
         const m = /^(\d+)(?:\s*bytes?)?$/i.exec(value);
-        if (m) meta.fileSizeBytes = Number(m[1]);
-        else warn(b, lineNo, `unrecognised file size "${value}" (expected <n> bytes)`);
+        if (m && isByteCount(m[1]!)) meta.fileSizeBytes = Number(m[1]);
+        else warn(b, lineNo, `unrecognised file size "${printable(value, 60)}" (expected <n> bytes)`);
         if (!/^xfs file size$/i.test(key.replace(/\s+/g, ' '))) (meta.extra ??= {})[key] = value;
         return;
       }
@@ -280,10 +305,10 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
     for (const name of names) {
       const metric = (DISKPERF_METRICS as readonly string[]).find((m) => m === name.toLowerCase()) as DiskperfMetric | undefined;
       if (metric === undefined) {
-        warn(b, lineNo, `unknown column "${name}" ignored`);
+        warn(b, lineNo, `unknown column "${printable(name, 40)}" ignored`);
         b.layout.push(undefined);
       } else if (b.run.columns.includes(metric)) {
-        warn(b, lineNo, `column "${name}" repeated; the second one is ignored`);
+        warn(b, lineNo, `column "${printable(name, 40)}" repeated; the second one is ignored`);
         b.layout.push(undefined);
       } else {
         b.layout.push(metric);
@@ -330,8 +355,8 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
       return;
     }
     const reqSize = Number(tokens[0]);
-    if (!INTEGER.test(tokens[0]!) || reqSize <= 0) {
-      skipRow(b, lineNo, `request size "${tokens[0]}" is not a positive whole number of bytes`);
+    if (!isByteCount(tokens[0]!) || reqSize <= 0) {
+      skipRow(b, lineNo, `request size "${printable(tokens[0]!, 40)}" is not a positive whole number of bytes`);
       return;
     }
     const values: DiskperfRow['values'] = {};
@@ -339,10 +364,17 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
       const metric = b.layout[i - 1];
       const token = tokens[i]!;
       if (!NUMBER.test(token)) {
-        skipRow(b, lineNo, `non-numeric value "${token}" in column ${metric ?? i + 1}`);
+        skipRow(b, lineNo, `non-numeric value "${printable(token, 40)}" in column ${metric ?? i + 1}`);
         return;
       }
-      if (metric) values[metric] = Number(token);
+      if (metric === undefined) continue;
+      const value = Number(token);
+      const problem = valueProblem(value, 'throughput');
+      if (problem !== undefined) {
+        skipRow(b, lineNo, `${metric} ${problem}`);
+        return;
+      }
+      values[metric] = value;
     }
     if (b.seenSizes.has(reqSize)) {
       skipRow(b, lineNo, `req_size ${reqSize} repeated; the first row is kept`);
@@ -491,6 +523,11 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
       }
     },
   };
+}
+
+/** A whole number of bytes that a JavaScript number (and DynamoDB) holds exactly. */
+function isByteCount(text: string): boolean {
+  return INTEGER.test(text) && Number.isSafeInteger(Number(text));
 }
 
 /** A table row: an integer first token and at least half of the tokens numbers. */

@@ -46,6 +46,8 @@ class DetectingParser implements LineSink {
   private parser: LineParser | undefined;
   private buffered: { text: string; no: number }[] = [];
   private bufferedChars = 0;
+  /** The first line that looked like a table row, while no header has been seen. */
+  private firstRow = 0;
   detected: DetectedFormat | undefined;
 
   constructor(private readonly options: ParserOptions) {}
@@ -61,6 +63,7 @@ class DetectingParser implements LineSink {
     }
     this.buffered.push({ text, no });
     this.bufferedChars += text.length;
+    if (this.firstRow === 0 && looksLikeRow(text)) this.firstRow = no;
     const format = detectLine(text);
     if (format !== undefined) {
       this.detected = format;
@@ -78,6 +81,14 @@ class DetectingParser implements LineSink {
   }
 
   private noFormat(lastLine: number): never {
+    if (this.firstRow > 0) {
+      throw new ParseError({
+        source: this.options.source,
+        line: this.firstRow,
+        problem: `rows of numbers from line ${this.firstRow} on, but no diskperf or iostat header above them`,
+        expected: 'the header the tool printed above its rows ("# req_size fwd_wt ..." for diskperf, the column names line for iostat): paste the whole output',
+      });
+    }
     throw new ParseError({
       source: this.options.source,
       line: 0,
@@ -85,6 +96,15 @@ class DetectingParser implements LineSink {
       expected: 'a diskperf result table or an iostat -x report',
     });
   }
+}
+
+/** A line of at least three fields, all numbers but perhaps one (a device name): a table row. */
+function looksLikeRow(text: string): boolean {
+  const tokens = text.trim().split(/\s+/);
+  if (tokens.length < 3) return false;
+  let words = 0;
+  for (const token of tokens) if (!/^[-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?%?$/.test(token) && ++words > 1) return false;
+  return true;
 }
 
 /** 256 KiB reads: large enough that reading overlaps parsing, small enough to stay in cache (measured fastest of 64 KiB-1 MiB). */

@@ -21,7 +21,7 @@ import { columnsFrom } from './iostat-layout.ts';
 import { LINUX_COLUMNS } from './iostat-linux.ts';
 import { IostatRunBuilder } from './iostat-run.ts';
 import { parseIostatNumber } from './numbers.ts';
-import { parseTimestamp } from './timestamps.ts';
+import { readTimestamp } from './timestamps.ts';
 import type { LineParser, ParserOptions } from './types.ts';
 
 /** JSON keys that differ from the text headers. */
@@ -39,6 +39,7 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
   let time: string | undefined;
   let emitted = 0;
   let sawSysstat = false;
+  let firstSkipped: { line: number; message: string } | undefined;
   const idCache = new Map<string, Int16Array | undefined>();
   const values = new Float64Array(128);
 
@@ -49,6 +50,7 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
     } else if (run !== undefined) {
       // Nothing but warnings: no run, and its index goes to the next one.
       nextIndex = run.index;
+      firstSkipped ??= run.firstSkipped;
     }
     run = undefined;
     idCache.clear();
@@ -85,6 +87,15 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
     target.row(device, undefined, ids, values, 0, line);
   }
 
+  /** The ISO time of a report's "timestamp", or undefined (with a warning when it is not a valid one). */
+  function reportTime(stamp: string, line: number): string | undefined {
+    const time = readTimestamp(stamp);
+    if (time !== undefined && 'iso' in time) return time.iso;
+    const why = time === undefined ? 'not a date and time benchdrop reads' : `not a valid date (${time.invalid})`;
+    currentRun(line).warn(line, `timestamp "${stamp.slice(0, 40)}" is ${why}; the report is kept without a time`);
+    return undefined;
+  }
+
   function host(entry: Json, line: number): void {
     finishRun(line - 1);
     meta = {};
@@ -104,7 +115,7 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
       host(h, line);
       for (const stats of (h['statistics'] as Json[] | undefined) ?? []) {
         const report = currentRun(line);
-        report.startReport(typeof stats['timestamp'] === 'string' ? parseTimestamp(stats['timestamp']) : undefined);
+        report.startReport(typeof stats['timestamp'] === 'string' ? reportTime(stats['timestamp'], line) : undefined);
         for (const d of (stats['disk'] as Json[] | undefined) ?? []) disk(d, line);
       }
     }
@@ -151,7 +162,7 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
       const cpus = /"number-of-cpus"\s*:\s*(\d+)/.exec(t);
       if (cpus) meta.cpus = Number(cpus[1]);
       const stamp = stringField(t, 'timestamp');
-      if (stamp !== undefined) time = parseTimestamp(stamp) ?? stamp;
+      if (stamp !== undefined) time = reportTime(stamp, lineNo);
       if (/^"disk"\s*:\s*\[/.test(t)) {
         currentRun(lineNo).startReport(time);
         time = undefined;
@@ -159,6 +170,9 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
     },
     end(lastLine) {
       finishRun(lastLine);
+      if (emitted === 0 && firstSkipped !== undefined) {
+        throw new ParseError({ source: options.source, line: firstSkipped.line, problem: `no disk entry could be read: ${firstSkipped.message}`, expected: 'iostat -o JSON output with numbers for every disk field' });
+      }
       if (emitted === 0) {
         throw new ParseError({
           source: options.source,

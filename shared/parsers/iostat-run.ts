@@ -8,7 +8,10 @@
  */
 import { IOSTAT_METRICS, type IostatMetric } from '../metrics.ts';
 import type { IostatColumn, IostatMeta, IostatRun, IostatSample, IostatSeries, MetricSummary, ParseWarning } from '../model.ts';
+import { hasUnsafeCharacters, printable } from '../printable.ts';
+import { ParseError } from './errors.ts';
 import { metricValues, type IostatPlatform } from './iostat-layout.ts';
+import { valueProblem } from './numbers.ts';
 import { mergeSummaries, scaleSummary, SummaryBank } from './summary.ts';
 import { MAX_WARNINGS, type ParserOptions } from './types.ts';
 
@@ -17,6 +20,14 @@ const IOPS = METRIC_INDEX.get('iops')!;
 
 /** A run holding more distinct columns than this is not an iostat table. */
 export const MAX_COLUMNS = 64;
+/**
+ * Devices in one session. Every device is a series with its own accumulators and
+ * items in the table; a session of more (a host with 100,000 LUNs) is refused
+ * rather than allowed to exhaust the function's memory.
+ */
+export const MAX_SERIES_PER_RUN = 10_000;
+/** Device names are keys in the table (with the label in front): longer ones are no device. */
+export const MAX_DEVICE_NAME_BYTES = 128;
 /**
  * Summary slots per series: slot 0 is the derived iops (reads + writes), the rest
  * go to metric columns in the order they appear. Compact banks keep a hundred
@@ -70,6 +81,8 @@ export class IostatRunBuilder {
   /** Columns announced by headers in the current report (to tell a --pretty group from a new report). */
   private readonly reportColumns = new Uint8Array(MAX_COLUMNS);
   private suppressedWarnings = 0;
+  /** The first row this run skipped, and why (the message for a run left without rows). */
+  firstSkipped: { line: number; message: string } | undefined;
   private report = -1;
   private reportTime: string | undefined;
   private reportHasRows = false;
@@ -78,7 +91,7 @@ export class IostatRunBuilder {
 
   constructor(
     start: RunStart,
-    private readonly options: Pick<ParserOptions, 'keepSamples' | 'onIostatSample' | 'continuation'>,
+    private readonly options: Pick<ParserOptions, 'source' | 'keepSamples' | 'onIostatSample' | 'continuation'>,
   ) {
     this.start = start;
     this.index = start.index;
@@ -90,11 +103,21 @@ export class IostatRunBuilder {
     return this.series.size > 0;
   }
 
-  /** Column ids for printed column names; undefined if the run would exceed MAX_COLUMNS. */
-  columnIdsFor(columns: readonly IostatColumn[]): Int16Array | undefined {
+  /**
+   * Column ids for printed column names; undefined if the run would exceed
+   * MAX_COLUMNS. A name printed twice in one header keeps its second values
+   * apart, as `<name> (2)` with no metric (onRepeat is told).
+   */
+  columnIdsFor(columns: readonly IostatColumn[], onRepeat?: (name: string) => void): Int16Array | undefined {
     const ids = new Int16Array(columns.length);
+    const seen = new Set<string>();
     for (let i = 0; i < columns.length; i++) {
-      const column = columns[i]!;
+      let column = columns[i]!;
+      if (seen.has(column.name)) {
+        onRepeat?.(column.name);
+        column = { name: `${column.name} (2)`, unit: column.unit, factor: column.factor };
+      }
+      seen.add(column.name);
       let id = this.columnIds.get(column.name);
       if (id === undefined) {
         if (this.columns.length >= MAX_COLUMNS) return undefined;
@@ -137,11 +160,29 @@ export class IostatRunBuilder {
     this.reportColumns.fill(0);
   }
 
-  /** One device row: values[offset + i] is the printed value of column ids[i]. */
-  row(device: string, mount: string | undefined, ids: ArrayLike<number>, values: ArrayLike<number>, offset: number, line: number): void {
+  /**
+   * One device row: values[offset + i] is the printed value of column ids[i].
+   * Returns false when the row is skipped (with a warning): a device name that
+   * is too long or holds control characters, a value that is negative, not a
+   * number or absurdly large. A new device beyond MAX_SERIES_PER_RUN is a ParseError.
+   */
+  row(device: string, mount: string | undefined, ids: ArrayLike<number>, values: ArrayLike<number>, offset: number, line: number): boolean {
+    const problem = this.rowProblem(device, ids, values, offset);
+    if (problem !== undefined) {
+      this.skipRow(line, problem);
+      return false;
+    }
     if (this.report < 0) this.startReport(undefined);
     let state = this.series.get(device);
     if (state === undefined) {
+      if (this.series.size >= MAX_SERIES_PER_RUN) {
+        throw new ParseError({
+          source: this.options.source,
+          line,
+          problem: `more than ${MAX_SERIES_PER_RUN} devices in one iostat session (device "${printable(device, 40)}" is one more)`,
+          expected: `at most ${MAX_SERIES_PER_RUN} devices per session: split the log into files of fewer devices, or run iostat on the devices you compare (iostat -x DEVICE...)`,
+        });
+      }
       state = {
         device,
         current: new Float64Array(MAX_COLUMNS),
@@ -183,10 +224,32 @@ export class IostatRunBuilder {
       if (slot >= 0) bank.add(slot, v);
     }
     this.reportHasRows = true;
+    return true;
+  }
+
+  /** Why a row cannot be taken, if it cannot. Only values that are read are checked. */
+  private rowProblem(device: string, ids: ArrayLike<number>, values: ArrayLike<number>, offset: number): string | undefined {
+    const bytes = Buffer.byteLength(device);
+    if (bytes > MAX_DEVICE_NAME_BYTES) return `device name of ${bytes} bytes, longer than ${MAX_DEVICE_NAME_BYTES} ("${printable(device, 40)}"); row skipped`;
+    if (hasUnsafeCharacters(device)) return `device name "${printable(device, 40)}" has control characters; row skipped`;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (!this.reads(id)) continue;
+      const problem = valueProblem(values[offset + i]!, 'iostat values');
+      if (problem !== undefined) return `row skipped: ${this.columns[id]!.name} ${problem}`;
+    }
+    return undefined;
+  }
+
+  /** A row that cannot be read: warned, and remembered if it is the first. */
+  skipRow(line: number, message: string): void {
+    this.firstSkipped ??= { line, message: printable(message) };
+    this.warn(line, message);
   }
 
   warn(line: number, message: string): void {
-    if (this.warnings.length < MAX_WARNINGS) this.warnings.push({ line, message });
+    // Messages quote the file: no control character reaches a terminal or a log.
+    if (this.warnings.length < MAX_WARNINGS) this.warnings.push({ line, message: printable(message) });
     else this.suppressedWarnings++;
   }
 

@@ -22,8 +22,9 @@ import { parseLinuxBanner } from './iostat-linux.ts';
 import { linuxIostat } from './iostat-linux.ts';
 import { IostatRunBuilder, MAX_COLUMNS } from './iostat-run.ts';
 import { solarisIostat } from './iostat-solaris.ts';
+import { decodeLine } from './lines.ts';
 import { parseIostatNumber, splitOverflow } from './numbers.ts';
-import { parseTimestamp } from './timestamps.ts';
+import { readTimestamp } from './timestamps.ts';
 import type { LineParser, ParserOptions } from './types.ts';
 
 const MAX_TOKENS = MAX_COLUMNS + 8;
@@ -120,6 +121,8 @@ function isNumberStart(c: number): boolean {
 }
 
 const TITLE = /extended\s+device\s+statistics/i;
+/** How C printf writes a value that is not a number: `nan`, `-nan`, `inf`, `-inf`. */
+const NOT_A_NUMBER = /^[-+]?(?:nan|inf(?:inity)?)$/i;
 
 interface ActiveLayout {
   /** The header line as printed (trimmed), and the run it was read for: a repeat of it is recognised at once. */
@@ -151,6 +154,10 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
   let emitted = 0;
   let lastHeaderLine = 0;
   let firstOrphanRow = 0;
+  /** The first row a run skipped, kept when that run ends with no rows at all. */
+  let firstSkipped: { line: number; message: string } | undefined;
+  /** Warnings met before any run began (a bad timestamp above the first header). */
+  let earlyWarnings: { line: number; message: string }[] = [];
   let lastLine = 0;
 
   function finishRun(endLine: number): void {
@@ -161,6 +168,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     } else {
       // A header with no rows is no run: its index goes to the next one.
       nextIndex = run.index;
+      firstSkipped ??= run.firstSkipped;
     }
     run = undefined;
     active = undefined;
@@ -200,14 +208,23 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       pendingMeta = {};
       pendingName = '';
       pendingStart = 0;
+      for (const w of earlyWarnings) run.warn(w.line, w.message);
+      earlyWarnings = [];
     }
     return run;
+  }
+
+  function warn(line: number, message: string): void {
+    if (run !== undefined) run.warn(line, message);
+    else earlyWarnings.push({ line, message });
   }
 
   function onHeader(layout: TableLayout, line: number, text: string): void {
     const current = runFor(line, layout);
     if (!current.hasRows) current.dialect = layout.dialect;
-    const ids = current.columnIdsFor(layout.columns);
+    const ids = current.columnIdsFor(layout.columns, (name) =>
+      current.warn(line, `column "${name}" printed twice in the header; its second values are kept as "${name} (2)" and used for no metric`),
+    );
     if (ids === undefined) {
       current.warn(line, `more than ${MAX_COLUMNS} distinct columns in one run: header ignored`);
       return;
@@ -237,7 +254,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       while (i < length && bytes[i] === buf[start + i]) i++;
       if (i === length) return cached.name;
     }
-    const name = buf.toString('utf8', start, end);
+    const name = decodeLine(buf, start, end);
     deviceCache[position] = { bytes: Buffer.from(buf.subarray(start, end)), name };
     return name;
   }
@@ -255,13 +272,13 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       valueStart = 1;
       if (count > width + 1 && a.layout.optionalTail === 0) {
         // Only a mount point may follow the values.
-        const extra = buf.toString('utf8', starts[width + 1], ends[width + 1]);
+        const extra = decodeLine(buf, starts[width + 1]!, ends[width + 1]!);
         if (!isMount(extra)) return false;
         mount = extra;
       }
     } else {
       if (count === width + 2) {
-        const extra = buf.toString('utf8', starts[width + 1], ends[width + 1]);
+        const extra = decodeLine(buf, starts[width + 1]!, ends[width + 1]!);
         if (!isMount(extra)) return false;
         mount = extra;
       } else if (count !== width + 1) return false;
@@ -304,6 +321,28 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     return true;
   }
 
+  /**
+   * A row that fits the header but for values printed as `nan`, `-nan` or `inf`
+   * (sysstat after a division by zero): skipped with a warning naming the column.
+   */
+  function notANumber(tokens: readonly string[], a: ActiveLayout, lineNo: number): boolean {
+    if (tokens.length !== a.width + 1) return false;
+    const first = a.layout.deviceAt === 'first' ? 1 : 0;
+    const device = tokens[a.layout.deviceAt === 'first' ? 0 : a.width]!;
+    if (NOT_A_NUMBER.test(device) || !Number.isNaN(parseIostatNumber(device))) return false;
+    let bad: number | undefined;
+    for (let i = 0; i < a.width; i++) {
+      const token = tokens[first + i]!;
+      if (!Number.isNaN(parseIostatNumber(token))) continue;
+      if (!NOT_A_NUMBER.test(token)) return false;
+      bad ??= i;
+    }
+    if (bad === undefined) return false;
+    if (pendingText.length > 0 && run?.hasRows) warnProseInsideTable();
+    runFor(lineNo, a.layout).skipRow(lineNo, `row skipped: ${a.layout.columns[bad]!.name} is "${tokens[first + bad]}", not a number`);
+    return true;
+  }
+
   function slowLine(text: string, lineNo: number, count: number): void {
     const trimmed = text.trim();
     if (trimmed.length === 0) {
@@ -312,6 +351,12 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     }
     // Every report repeats its header: the same line under the same run needs no second reading.
     const cached = active;
+    if (cached !== undefined && trimmed === cached.text && cached.headerLine === lineNo - 1 && cached.builder === run) {
+      // The same header twice in a row (a paste): one report, not an empty one before it.
+      run.warn(lineNo, `the header of line ${cached.headerLine} repeated; the repeat is ignored`);
+      cached.headerLine = lineNo;
+      return;
+    }
     if (cached !== undefined && trimmed === cached.text && runFor(lineNo, cached.layout) === cached.builder) {
       cached.builder.header(cached.ids, pendingTime);
       pendingTime = undefined;
@@ -344,19 +389,22 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       pendingStart = lineNo;
       return;
     }
-    const time = parseTimestamp(trimmed);
+    const time = readTimestamp(trimmed);
     if (time !== undefined) {
-      pendingTime = time;
+      if ('iso' in time) pendingTime = time.iso;
+      else warn(lineNo, `timestamp "${trimmed}" is not a valid date (${time.invalid}); the report is kept without a time`);
       return;
     }
     const numeric = countNumeric(count);
     if (skipBlock && numeric === count) return;
     // `iostat -xn 5 2`, `sleep 5 10`: mostly numbers, but a command, so context.
     const command = commandFromLine(trimmed) !== undefined;
+    // Before the command test: `sdb 1.46 -nan 8.03` reads like a command with an option.
+    if (active !== undefined && notANumber(tokens, active, lineNo)) return;
     if (active !== undefined && !command && count >= 3 && numeric >= count - 2) {
       if (repairRow(text, lineNo)) return;
       if (pendingText.length === 0) {
-        runFor(lineNo, active.layout).warn(
+        runFor(lineNo, active.layout).skipRow(
           lineNo,
           `ragged row skipped: ${count} fields where the header at line ${active.headerLine} has ${active.width} columns and a device name (${active.layout.columns.map((c) => c.name).join(' ')})`,
         );
@@ -397,6 +445,14 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
     end(last) {
       finishRun(last || lastLine);
       if (emitted > 0) return;
+      if (firstSkipped !== undefined) {
+        throw new ParseError({
+          source: options.source,
+          line: firstSkipped.line,
+          problem: `no device row fits the iostat header: ${firstSkipped.message}`,
+          expected: 'rows with a number for every column of the header and the device name',
+        });
+      }
       if (lastHeaderLine > 0) {
         throw new ParseError({ source: options.source, line: lastHeaderLine, problem: 'an iostat header with no device rows under it', expected: 'device rows such as "sda 1.00 2.00 ..." after the header' });
       }

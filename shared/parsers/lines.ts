@@ -7,13 +7,51 @@
  *
  * UTF-8 input is split as bytes and each line is offered to the sink's `bytes`
  * fast path first (the iostat parser reads data rows straight from the buffer);
- * lines it declines are decoded, cleaned and handed to `text`.
+ * lines it declines are decoded, cleaned and handed to `text`. A line that is not
+ * valid UTF-8 is read as Latin-1 (Windows-1252), what older systems wrote.
+ * Files that are something else (archives, other compressors, images,
+ * executables, UTF-16 without a byte-order mark) are named from their first bytes.
  */
+import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { ParseError } from './errors.ts';
 
 /** A log line longer than this is not a log line (a 20 MB single line, a binary blob). */
 export const MAX_LINE_LENGTH = 64 * 1024;
+
+/** Bytes looked at before the first line: enough for a byte-order mark and the magic numbers below. */
+const HEAD_BYTES = 8;
+
+const TEXT_LOG = 'a text log (plain or gzip-compressed)';
+
+/** What a file is when it starts with these bytes, and what its owner can do. */
+const NOT_A_LOG: { magic: readonly number[]; then?: (next: number | undefined) => boolean; problem: string; todo: string }[] = [
+  // The outer gzip layer is gone by now (index.ts): this is a second one.
+  { magic: [0x1f, 0x8b], problem: 'a file gzip-compressed twice', todo: 'gunzip it once and upload the result' },
+  { magic: [0x50, 0x4b, 0x03, 0x04], problem: 'a zip archive', todo: 'unzip it and upload the log inside' },
+  { magic: [0x50, 0x4b, 0x05, 0x06], problem: 'an empty zip archive', todo: 'upload the log itself' },
+  { magic: [0x42, 0x5a, 0x68], then: (b) => b !== undefined && b >= 0x31 && b <= 0x39, problem: 'a bzip2-compressed file', todo: 'decompress it (bunzip2) and upload it as it is or gzipped' },
+  { magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], problem: 'an xz-compressed file', todo: 'decompress it (unxz) and upload it as it is or gzipped' },
+  { magic: [0x28, 0xb5, 0x2f, 0xfd], problem: 'a zstd-compressed file', todo: 'decompress it (unzstd) and upload it as it is or gzipped' },
+  { magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], problem: 'a 7-Zip archive', todo: 'extract it and upload the log inside' },
+  { magic: [0x7f, 0x45, 0x4c, 0x46], problem: 'binary content (an ELF executable)', todo: 'upload the log a program wrote, not the program' },
+  { magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], problem: 'binary content (a PNG image)', todo: 'upload the log as text, not a picture of it' },
+  { magic: [0xff, 0xd8, 0xff], problem: 'binary content (a JPEG image)', todo: 'upload the log as text, not a picture of it' },
+  { magic: [0x25, 0x50, 0x44, 0x46, 0x2d], problem: 'a PDF document', todo: 'upload the log as text' },
+];
+
+/**
+ * Windows-1252 for bytes 0x80-0x9f, where it differs from ISO-8859-1 (Node's
+ * latin1 decoders give C1 controls there); the five bytes it leaves undefined stay as they are.
+ */
+const WINDOWS_1252_80_9F = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/** Bytes [start, end) of buf as text: UTF-8, or Windows-1252 (Latin-1 and its superset) when they are not valid UTF-8. */
+export function decodeLine(buf: Buffer, start: number, end: number): string {
+  const text = buf.toString('utf8', start, end);
+  if (text.indexOf('\ufffd') === -1 || isUtf8(buf.subarray(start, end))) return text;
+  return buf.toString('latin1', start, end).replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_80_9F[c.charCodeAt(0) - 0x80]!);
+}
 
 export interface LineSink {
   /** Fast path for a UTF-8 line, bytes [start, end) of buf; true if it was consumed. */
@@ -52,9 +90,9 @@ export class LineSplitter {
   push(chunk: Buffer | string): void {
     if (typeof chunk === 'string') chunk = Buffer.from(chunk, 'utf8');
     if (!this.started) {
-      // A BOM is up to 3 bytes, and a stream may deliver fewer in its first chunks.
+      // A stream may deliver fewer than HEAD_BYTES in its first chunks.
       this.head = this.head.length > 0 ? Buffer.concat([this.head, chunk]) : chunk;
-      if (this.head.length < 3) return;
+      if (this.head.length < HEAD_BYTES) return;
       this.started = true;
       chunk = this.start(this.head);
       this.head = EMPTY;
@@ -95,7 +133,29 @@ export class LineSplitter {
       return first.subarray(2);
     }
     if (first.length >= 3 && first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf) return first.subarray(3);
+    this.refuseKnownNonText(first);
     return first;
+  }
+
+  /** Throw a ParseError naming the file's kind when its first bytes say it is no text log. */
+  private refuseKnownNonText(first: Buffer): void {
+    for (const known of NOT_A_LOG) {
+      if (first.length < known.magic.length || !known.magic.every((byte, i) => first[i] === byte)) continue;
+      if (known.then && !known.then(first[known.magic.length])) continue;
+      throw new ParseError({ source: this.source, line: 1, problem: known.problem, expected: `${TEXT_LOG}: ${known.todo}` });
+    }
+    // ASCII text in UTF-16 has a NUL in every other byte.
+    const b = first;
+    const le = b.length >= 4 && b[0] !== 0 && b[1] === 0 && b[2] !== 0 && b[3] === 0;
+    const be = b.length >= 4 && b[0] === 0 && b[1] !== 0 && b[2] === 0 && b[3] !== 0;
+    if (le || be) {
+      throw new ParseError({
+        source: this.source,
+        line: 1,
+        problem: `UTF-16 text without a byte-order mark (${le ? 'little' : 'big'}-endian)`,
+        expected: 'UTF-8 text, or UTF-16 that starts with a byte-order mark: save it as UTF-8',
+      });
+    }
   }
 
   private consumeBytes(chunk: Buffer): void {
@@ -168,7 +228,7 @@ export class LineSplitter {
     const lineNo = ++this.lineNo;
     if (end - start > MAX_LINE_LENGTH) this.tooLong(lineNo);
     if (this.sink.bytes?.(data, start, end, lineNo)) return;
-    this.sink.text(cleanLine(data.toString('utf8', start, end)), lineNo);
+    this.sink.text(cleanLine(decodeLine(data, start, end)), lineNo);
   }
 
   private consumeText(text: string): void {
@@ -211,8 +271,8 @@ export class LineSplitter {
     throw new ParseError({
       source: this.source,
       line,
-      problem: `a line longer than ${MAX_LINE_LENGTH / 1024} KiB`,
-      expected: 'a text log with ordinary lines',
+      problem: `a line longer than ${MAX_LINE_LENGTH / 1024} KiB (${MAX_LINE_LENGTH} bytes) and still going`,
+      expected: 'a text log, whose lines are shorter: check that this is the log and that its line ends survived (LF, CRLF or CR)',
     });
   }
 }

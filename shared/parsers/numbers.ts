@@ -3,6 +3,21 @@
  * and sysstat's --human forms `1.2k`, `3.4M`, `45.0%`.
  */
 
+/**
+ * No disk does 10^15 of anything per second (kB/s, MB/s, IOPS) or waits 10^15 ms:
+ * a value this large is a broken counter or a damaged log, and it would break
+ * sums (1e308 + 1e308 is Infinity) and storage (DynamoDB numbers end at 1e126).
+ */
+export const MAX_VALUE = 1e15;
+
+/** Why a measured value is not one (negative, absurdly large, not a number), or undefined if it is fine. */
+export function valueProblem(value: number, what: string): string | undefined {
+  if (value !== value) return 'is not a number';
+  if (value < 0) return `is ${value}, and ${what} cannot be negative`;
+  if (value >= MAX_VALUE) return `is ${value}, more than any disk does (values stay under ${MAX_VALUE})`;
+  return undefined;
+}
+
 // sysstat --human suffixes sizes in powers of 1024 counted from kilobytes, and only
 // size columns (kB, kB/s) carry them: `1.8M` under kB_wrtn/s is 1843.2 kB/s.
 const SUFFIX: Record<string, number> = { k: 1, K: 1, M: 1024, G: 1024 ** 2, T: 1024 ** 3, P: 1024 ** 4, E: 1024 ** 5 };

@@ -5,6 +5,8 @@
  *   sysstat locale form  01/15/2024 10:00:01 AM     15.01.2024 10:00:01   01/15/24 10:00:01
  *   ISO (S_TIME_FORMAT)  2024-01-15T10:00:01+0100   2024-01-15 10:00:01
  *   epoch seconds        1705309201  (Solaris iostat -T u)
+ * A line in one of these shapes whose date cannot be (February 30, hour 25, the
+ * year 2150) is a timestamp that is wrong, not prose: readTimestamp says why.
  */
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -16,13 +18,30 @@ const EPOCH = /^\d{9,10}$/;
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-function iso(year: number, month: number, day: number, h: number, m: number, s: number, zone = ''): string | undefined {
-  if (month < 1 || month > 12 || day < 1 || day > 31 || h > 23 || m > 59 || s > 60) return undefined;
-  return `${year}-${pad(month)}-${pad(day)}T${pad(h)}:${pad(m)}:${pad(s)}${zone}`;
+/** Benchmark logs from before 1970 or after 2100 are a clock that was wrong. */
+export const YEARS = { first: 1970, last: 2100 } as const;
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** A timestamp: its ISO 8601 form, or why its date is impossible. */
+export type Timestamp = { iso: string } | { invalid: string };
+
+function iso(year: number, month: number, day: number, h: number, m: number, s: number, zone = ''): Timestamp {
+  if (month < 1 || month > 12) return { invalid: `month ${month}` };
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > days) return { invalid: `no ${MONTH_NAMES[month - 1]} ${day}` };
+  if (h > 23 || m > 59 || s > 60) return { invalid: `no time ${pad(h)}:${pad(m)}:${pad(s)}` };
+  if (year < YEARS.first || year > YEARS.last) return { invalid: `year ${year} is outside ${YEARS.first}-${YEARS.last}` };
+  return { iso: `${year}-${pad(month)}-${pad(day)}T${pad(h)}:${pad(m)}:${pad(s)}${zone}` };
 }
 
-/** The ISO 8601 form of a whole-line timestamp, or undefined if the text is not one. */
+/** The ISO 8601 form of a whole-line timestamp, or undefined if the text is not one (or one with an impossible date). */
 export function parseTimestamp(text: string): string | undefined {
+  const read = readTimestamp(text);
+  return read !== undefined && 'iso' in read ? read.iso : undefined;
+}
+
+/** A whole-line timestamp, valid or not; undefined if the text does not have a timestamp's shape. */
+export function readTimestamp(text: string): Timestamp | undefined {
   const t = text.trim();
   if (t.length < 8 || t.length > 40) return undefined;
   let m = CTIME.exec(t);
@@ -52,6 +71,10 @@ export function parseTimestamp(text: string): string | undefined {
     if (ampm === 'am' && hour === 12) hour = 0;
     return iso(year, month, day, hour, Number(m[6]), Number(m[7]));
   }
-  if (EPOCH.test(t)) return new Date(Number(t) * 1000).toISOString().replace('.000Z', 'Z');
+  if (EPOCH.test(t)) {
+    const date = new Date(Number(t) * 1000);
+    if (date.getUTCFullYear() > YEARS.last) return { invalid: `year ${date.getUTCFullYear()} is outside ${YEARS.first}-${YEARS.last}` };
+    return { iso: date.toISOString().replace('.000Z', 'Z') };
+  }
   return undefined;
 }

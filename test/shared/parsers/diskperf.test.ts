@@ -423,6 +423,56 @@ describe('bad input', () => {
     expect(run!.rows.map((r) => r.req_size)).toEqual([4096, 16384]);
   });
 
+  it.each([
+    ['negative', '   -0.60', 'rnd_wt is -0.6, and throughput cannot be negative; row skipped'],
+    ['1e308', '   1e308', 'rnd_wt is 1e+308, more than any disk does (values stay under 1000000000000000); row skipped'],
+  ])('a %s value skips its row with a warning naming column and value', (_, value, message) => {
+    const [run] = parseOk([...header(), ROWS[0], ROWS[1].replace('    0.60', value), ROWS[2]].join('\n'));
+    expect(run!.warnings).toEqual([{ line: HEADER_LINES + 2, message }]);
+    expect(run!.rows.map((r) => r.req_size)).toEqual([4096, 16384]);
+  });
+
+  it('a request size beyond 2^53 bytes is not a byte count', () => {
+    const [run] = parseOk([...header(), ROWS[0], ROWS[1].replace('       8192', '99999999999999999999')].join('\n'));
+    expect(run!.warnings).toEqual([{ line: HEADER_LINES + 2, message: 'request size "99999999999999999999" is not a positive whole number of bytes; row skipped' }]);
+  });
+
+  it('header numbers too large to be exact stay out of meta: a file size as a warning, a parameter as text', () => {
+    const [run] = parseOk([...header({ 'XFS file size ': '99999999999999999999 bytes', 'Parameters    ': 'direct=0 time=1e400' }), ROWS[0]].join('\n'));
+    expect(run!.meta.fileSizeBytes).toBeUndefined();
+    expect(run!.meta.parameters).toEqual({ direct: 0, time: '1e400' });
+    expect(run!.warnings).toEqual([{ line: 11, message: 'unrecognised file size "99999999999999999999 bytes" (expected <n> bytes)' }]);
+  });
+
+  it.each([
+    ['Sun FEB 30 21:10:13 2020', 'no February 30'],
+    ['Thu APR  3 25:10:13 2020', 'no time 25:10:13'],
+    ['Thu APR  3 21:10:13 2150', 'year 2150 is outside 1970-2100'],
+  ])('a test date of %s is kept as printed, with a warning, and no startedAt', (date, why) => {
+    const [run] = parseOk([...header({ 'Test date     ': date }), ROWS[0]].join('\n'));
+    expect(run!.meta.testDate).toBe(date);
+    expect(run!.meta.startedAt).toBeUndefined();
+    expect(run!.warnings).toEqual([{ line: 5, message: `test date "${date}" is not a valid date (${why}); kept as printed only` }]);
+  });
+
+  it('header fields are cut to 1,024 characters, and at most 50 unknown ones are kept', () => {
+    const remarks = Array.from({ length: 52 }, (_, i) => `# Remark ${i + 1} : ${i === 0 ? 'y'.repeat(3000) : 'ok'}`);
+    const lines = header();
+    const [run] = parseOk([...lines.slice(0, 11), ...remarks, ...lines.slice(11), ROWS[0]].join('\n'));
+    expect(Object.keys(run!.meta.extra!)).toHaveLength(50);
+    expect(run!.meta.extra!['Remark 1']).toBe('y'.repeat(1024));
+    expect(run!.meta.extra!['Remark 51']).toBeUndefined();
+    expect(run!.warnings).toEqual([
+      { line: 12, message: 'header field "Remark 1" is 3000 characters long; cut to 1024' },
+      { line: 62, message: 'more than 50 unknown header fields; this one and the rest are ignored' },
+    ]);
+  });
+
+  it('control characters quoted from the file are escaped in warnings', () => {
+    const [run] = parseOk([...header(), ROWS[0], ROWS[1].replace('2.10', '\u001b[2J'), ROWS[2]].join('\n'));
+    expect(run!.warnings).toEqual([{ line: HEADER_LINES + 2, message: 'non-numeric value "\\x1b[2J" in column fwd_rd; row skipped' }]);
+  });
+
   it('a repeated req_size keeps the first row', () => {
     const [run] = parseOk([...header(), ROWS[0], ROWS[0].replace('1.00', '9.00')].join('\n'));
     expect(run!.rows).toHaveLength(1);

@@ -269,10 +269,13 @@ describe('text encodings', () => {
     }
   });
 
-  it('UTF-16 without a BOM is refused as binary (it is full of NUL bytes)', async () => {
+  it('UTF-16 without a BOM is refused at line 1, named as such (it is full of NUL bytes)', async () => {
     const error = await fileError(join(BAD, 'utf16le-without-bom.iostat.txt'));
-    expect(error.problem).toMatch(/binary/);
+    expect(error.problem).toBe('UTF-16 text without a byte-order mark (little-endian)');
+    expect(error.expected).toMatch(/save it as UTF-8/);
     expect(error.line).toBe(1);
+    const be = Buffer.from(SAMPLE_TEXT, 'utf16le').swap16();
+    expect(await parseError([be])).toMatchObject({ line: 1, problem: 'UTF-16 text without a byte-order mark (big-endian)' });
   });
 
   it('non-breaking spaces (pasted from a web page) count as blanks', async () => {
@@ -324,16 +327,52 @@ describe('binary input', () => {
     expect(error.line).toBe(1);
   });
 
-  it('a PNG image is refused as binary at line 3 (its signature holds CR LF and LF)', async () => {
+  it('a PNG image is refused as one at line 1 (though its signature holds CR LF and LF)', async () => {
     const error = await fileError(join(BAD, 'png-header.png'));
-    expect(error.problem).toMatch(/binary/);
-    expect(error.line).toBe(3);
+    expect(error.problem).toBe('binary content (a PNG image)');
+    expect(error.line).toBe(1);
   });
 
   it('binary inside a gzip file is found after decompression', async () => {
     const error = await parseError([gzipSync(readFileSync(join(BAD, 'elf-header.bin')))]);
     expect(error.problem).toMatch(/binary/);
     expect(error.line).toBe(1);
+  });
+});
+
+describe('files that are something else, named by their first bytes', () => {
+  const X4100_BYTES = SAMPLE;
+  it.each([
+    ['zip', Buffer.concat([Buffer.from('PK\x03\x04\x14\x00\x00\x00', 'latin1'), X4100_BYTES]), 'a zip archive', /unzip it/],
+    ['bzip2', Buffer.concat([Buffer.from('BZh91AY&SY'), X4100_BYTES]), 'a bzip2-compressed file', /bunzip2/],
+    ['xz', Buffer.concat([Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]), X4100_BYTES]), 'an xz-compressed file', /unxz/],
+    ['zstd', Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), X4100_BYTES]), 'a zstd-compressed file', /unzstd/],
+    ['7z', Buffer.concat([Buffer.from([0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]), X4100_BYTES]), 'a 7-Zip archive', /extract it/],
+    ['JPEG', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), X4100_BYTES]), 'binary content (a JPEG image)', /not a picture/],
+    ['PDF', Buffer.concat([Buffer.from('%PDF-1.7\n'), X4100_BYTES]), 'a PDF document', /as text/],
+    ['gzip inside gzip', gzipSync(gzipSync(X4100_BYTES)), 'a file gzip-compressed twice', /gunzip it once/],
+  ])('%s: refused at line 1 with what to do', async (_, bytes, problem, todo) => {
+    const error = await parseError(chunked(bytes, 3));
+    expect(error).toMatchObject({ line: 1, problem });
+    expect(error.expected).toMatch(todo);
+  });
+
+  it('text that merely starts like one (BZh without a block size digit) is read as text', async () => {
+    const error = await parseError([Buffer.from('BZh is how my notes start\n')]);
+    expect(error.problem).toMatch(/no diskperf or iostat data/);
+  });
+});
+
+describe('Latin-1 text', () => {
+  it('a line that is not valid UTF-8 is read as Latin-1 (Windows-1252); valid UTF-8 stays UTF-8', async () => {
+    const text = SAMPLE_TEXT.replace('tunefs -a 8 /opt', 'tunefs -a 8 /opt/données/Müller');
+    const fromLatin1 = await parseChunks(chunked(Buffer.from(text, 'latin1'), 7));
+    const fromUtf8 = await parseChunks(chunked(Buffer.from(text, 'utf8'), 7));
+    expect(fromUtf8.runs[2]!.context).toEqual(['tunefs -a 8 /opt/données/Müller']);
+    expect(fromLatin1.runs).toEqual(fromUtf8.runs);
+    // Windows-1252 bytes 0x80-0x9f are printable there (0x80 is the euro sign).
+    const euro = await parseChunks([Buffer.from(SAMPLE_TEXT.replace('tunefs -a 8 /opt', 'tunefs -a 8 /opt/\x80'), 'latin1')]);
+    expect(euro.runs[2]!.context).toEqual(['tunefs -a 8 /opt/€']);
   });
 });
 
@@ -375,6 +414,21 @@ describe('long lines', () => {
     const error = await parseError(chunked(bytes, 64 * 1024));
     expect(error.problem).toMatch(/longer than/);
     expect(error.line).toBe(3);
+  });
+
+  it('a 20 MB single line is refused after reading little more than the limit, never held whole', async () => {
+    let pulled = 0;
+    async function* twentyMegabytes() {
+      for (let sent = 0; sent < 20_000_000; sent += 256 * 1024) {
+        pulled += 256 * 1024;
+        yield Buffer.alloc(256 * 1024, '0.1 ');
+      }
+    }
+    const error = await parseError(twentyMegabytes());
+    expect(error).toMatchObject({ line: 1, problem: `a line longer than 64 KiB (${MAX_LINE_LENGTH} bytes) and still going` });
+    expect(error.expected).toMatch(/line ends/);
+    // The splitter stops at the first chunk that takes the line past the limit.
+    expect(pulled).toBeLessThanOrEqual(MAX_LINE_LENGTH + 256 * 1024);
   });
 
   it('a line of exactly MAX_LINE_LENGTH characters is still accepted', async () => {

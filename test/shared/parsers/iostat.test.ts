@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { IostatRun, IostatSample, IostatSeries, Run } from '../../../shared/model.ts';
 import { ParseError, parseFile, parseStream, parseText } from '../../../shared/parsers/index.ts';
+import { MAX_SERIES_PER_RUN } from '../../../shared/parsers/iostat-run.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
 const X4100 = join(FIXTURES, 'solaris/solaris-10-x4100-sas-maxcontig.iostat.txt');
@@ -300,9 +301,10 @@ describe('damaged tables', () => {
     await expect(parseFile(join(FIXTURES, 'bad/iostat-rows-without-header.txt'))).rejects.toMatchObject({ name: 'ParseError', line: 3 });
   });
 
-  it('rows without a header and without a title are not recognised at all', async () => {
+  it('rows without a header and without a title name no format, but the error points at the first row', async () => {
     const error = await parseFails([xnRow('c1t0d0', THREE_REPORTS[0]!.c1t0d0), xnRow('c1t1d0', THREE_REPORTS[0]!.c1t1d0)].join('\n'));
-    expect(error.line).toBe(0);
+    expect(error.line).toBe(1);
+    expect(error.problem).toBe('rows of numbers from line 1 on, but no diskperf or iostat header above them');
   });
 
   it('values that ran into each other are split, with a warning', async () => {
@@ -329,6 +331,72 @@ describe('damaged tables', () => {
     const [run] = await iostatRuns(text);
     expect(series(run!, 'sda').samples![0]!.raw).toEqual({ 'r/s': 1.5, 'w/s': 3, 'rkB/s': 12345.67, 'wkB/s': 48, '%util': 0.6 });
     expect(run!.warnings).toHaveLength(1);
+  });
+});
+
+describe('values and rows that cannot be measurements', () => {
+  const withRow = (line: string) => xnLog([THREE_REPORTS[0]!, THREE_REPORTS[1]!]).replace(xnRow('c1t1d0', THREE_REPORTS[1]!.c1t1d0), line);
+  // Line 1 the command, 2-3 title and header, 4-5 the rows of report 0, 6-7 title and header, 8-9 report 1.
+
+  it.each([
+    ['negative', xnRow('c1t1d0', [148.8, -12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]), 'row skipped: w/s is -12, and iostat values cannot be negative'],
+    ['1e308', xnRow('c1t1d0', [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]).replace('1190.4', '1e308'), 'row skipped: kr/s is 1e+308, more than any disk does (values stay under 1000000000000000)'],
+    ['nan', xnRow('c1t1d0', [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]).replace(' 8.1 ', ' nan '), 'row skipped: asvc_t is "nan", not a number'],
+    ['-nan', xnRow('c1t1d0', [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]).replace(' 8.1 ', ' -nan '), 'row skipped: asvc_t is "-nan", not a number'],
+    ['long device name', xnRow(`c1t${'7'.repeat(200)}d0`, THREE_REPORTS[1]!.c1t1d0), `device name of 205 bytes, longer than 128 ("c1t${'7'.repeat(37)}..."); row skipped`],
+    ['control characters', xnRow('c1t1d0\u001b[2J', THREE_REPORTS[1]!.c1t1d0), 'device name "c1t1d0\\x1b[2J" has control characters; row skipped'],
+  ])('a row with a %s value is skipped with a warning on its line; the others count', async (_, line, message) => {
+    const [run] = await iostatRuns(withRow(line));
+    expect(run!.warnings).toEqual([{ line: 9, message }]);
+    expect(series(run!, 'c1t1d0').sampleCount).toBe(1);
+    expect(series(run!, 'c1t0d0').sampleCount).toBe(2);
+    close(series(run!, 'c1t0d0').summary.read_iops?.mean, 156.2, 'c1t0d0 r/s');
+  });
+
+  it('when every row is skipped, the ParseError is at the first one and says why', async () => {
+    const negative = xnLog([{ c1t0d0: [-0.9, ...THREE_REPORTS[0]!.c1t0d0.slice(1)], c1t1d0: [-0.8, ...THREE_REPORTS[0]!.c1t1d0.slice(1)] }]);
+    const error = await parseFails(negative);
+    expect(error).toMatchObject({ line: 4, problem: 'no device row fits the iostat header: row skipped: r/s is -0.9, and iostat values cannot be negative' });
+    const short = xnLog([THREE_REPORTS[0]!]).replace(/ {2}1 c1t/g, ' c1t');
+    expect(await parseFails(short)).toMatchObject({ line: 4, problem: expect.stringMatching(/^no device row fits the iostat header: ragged row skipped: 10 fields where the header at line 3 has 10 columns/) });
+  });
+
+  it('the same header line twice in a row is one report, not an empty one that would hide the since-boot report', async () => {
+    const text = xnLog(THREE_REPORTS).replace(`${XN_HEADER}\n`, `${XN_HEADER}\n${XN_HEADER}\n`);
+    const [run] = await iostatRuns(text);
+    const [plain] = await iostatRuns(xnLog(THREE_REPORTS));
+    expect(run!.warnings).toEqual([{ line: 4, message: 'the header of line 3 repeated; the repeat is ignored' }]);
+    expect(run!.reports).toBe(3);
+    expect(series(run!, 'c1t0d0').summary).toEqual(series(plain!, 'c1t0d0').summary);
+    expect(series(run!, 'c1t0d0').samples!.map((x) => x.sinceBoot)).toEqual([true, false, false]);
+  });
+
+  it('a column printed twice in a header keeps its second values apart and counts the first once', async () => {
+    const text = xnLog([THREE_REPORTS[0]!, THREE_REPORTS[1]!])
+      .replace(/%b device/g, '%b  %b device')
+      .replace(/( +\d+) (c1t\dd0)$/gm, '$1$1 $2');
+    const [run] = await iostatRuns(text);
+    expect(run!.warnings).toEqual([{ line: 3, message: 'column "%b" printed twice in the header; its second values are kept as "%b (2)" and used for no metric' }]);
+    expect(run!.columns.map((c) => c.name)).toContain('%b (2)');
+    expect(series(run!, 'c1t0d0').summary.util_pct).toMatchObject({ count: 1, mean: 88 });
+    expect(series(run!, 'c1t0d0').samples![1]!.raw).toMatchObject({ '%b': 88, '%b (2)': 88 });
+  });
+
+  it('a report time that is no date is a warning; the report stays, without a time', async () => {
+    const text = ['Linux 5.15.0 (db1) \t01/15/2024 \t_x86_64_\t(4 CPU)', '', '02/30/2024 10:00:01 AM', 'Device   r/s   w/s  %util', 'sda     1.00  2.00  0.50', '', '01/15/2024 10:00:11 AM', 'Device   r/s   w/s  %util', 'sda     3.00  4.00  0.70', ''].join('\n');
+    const [run] = await iostatRuns(text);
+    expect(run!.warnings).toEqual([{ line: 3, message: 'timestamp "02/30/2024 10:00:01 AM" is not a valid date (no February 30); the report is kept without a time' }]);
+    expect(run!.reports).toBe(2);
+    expect(series(run!, 'sda').samples!.map((x) => x.time)).toEqual([undefined, '2024-01-15T10:00:11']);
+  });
+
+  it(`a session of more than ${MAX_SERIES_PER_RUN} devices is refused at the row of the first device too many`, async () => {
+    const devices = Object.fromEntries(Array.from({ length: MAX_SERIES_PER_RUN + 1 }, (_, i) => [`c${i}t0d0`, THREE_REPORTS[1]!.c1t0d0]));
+    const error = await parseFails(xnLog([devices]));
+    expect(error.line).toBe(3 + MAX_SERIES_PER_RUN + 1);
+    expect(error.problem).toBe(`more than ${MAX_SERIES_PER_RUN} devices in one iostat session (device "c${MAX_SERIES_PER_RUN}t0d0" is one more)`);
+    const atLimit = Object.fromEntries(Object.entries(devices).slice(0, MAX_SERIES_PER_RUN));
+    expect((await iostatRuns(xnLog([atLimit])))[0]!.series).toHaveLength(MAX_SERIES_PER_RUN);
   });
 });
 
