@@ -41,5 +41,6 @@ export function createDocumentClient(options: ClientOptions = optionsFromEnv()):
     ...(options.dynamodbEndpoint ? { endpoint: options.dynamodbEndpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
   });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } });
+  // Whole numbers beyond 2^53 (a file size, a counter in a log) are stored as the nearest double, not refused with an exception.
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true, allowImpreciseNumbers: true } });
 }

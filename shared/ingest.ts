@@ -18,6 +18,7 @@
 import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { labelFromObject, labelFromRun, LabelError, parseTags } from './labels.ts';
+import { printable } from './printable.ts';
 import type { IostatSample, Run } from './model.ts';
 import { isParseError, parseStream } from './parsers/index.ts';
 import { BatchWriter } from './store/batch.ts';
@@ -74,12 +75,16 @@ export async function ingestRecord(event: S3ObjectEvent, deps: IngestDeps): Prom
 
 const now = (deps: IngestDeps) => (deps.now ?? (() => new Date().toISOString()))();
 
+/** Samples held in partial chunks across all series before they are written as they are (see onIostatSample). */
+export const MAX_BUFFERED_SAMPLES = 50_000;
+
 class PermanentFailure extends Error {
   constructor(
     message: string,
     readonly line = 0,
   ) {
-    super(message);
+    // Messages name the key, which may hold any character: escaped, they are safe to print.
+    super(printable(message));
   }
 }
 
@@ -135,7 +140,9 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
   const size = response.ContentLength ?? object.size ?? 0;
   if (size > deps.maxUploadBytes) {
     (response.Body as Readable | undefined)?.destroy();
-    throw new PermanentFailure(`${object.key}: ${size} bytes, more than this lab's limit of ${deps.maxUploadBytes} bytes`);
+    throw new PermanentFailure(
+      `${object.key}: ${size} bytes, more than this lab's limit of ${deps.maxUploadBytes} bytes; split the log into smaller files (or gzip it, if it is under the limit unpacked), or raise the lab's maxUploadMB`,
+    );
   }
   const metadata = response.Metadata ?? {};
   const objectLabel = labelFromObject(object.key, metadata);
@@ -143,6 +150,8 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
   const ingestedAt = now(deps);
   const writer = new BatchWriter(deps.db, deps.tableName);
   const chunks = new Map<string, ChunkBuilder>();
+  /** Samples waiting in partial chunks. */
+  let buffered = 0;
   // Written after every chunk: index entries (series), then the META items that complete runs.
   const indexItems: object[] = [];
   const metaItems: object[] = [];
@@ -164,7 +173,19 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
 
   const onIostatSample = (index: number, native: string, sample: IostatSample) => {
     const full = builderFor(index, native).add(sample);
-    if (full) writer.put(full);
+    buffered++;
+    if (full) {
+      writer.put(full);
+      buffered -= full.count;
+    }
+    if (buffered >= MAX_BUFFERED_SAMPLES) {
+      // Thousands of devices would each hold CHUNK_SAMPLES samples: write the partial chunks now (chunks carry their count).
+      for (const builder of chunks.values()) {
+        const part = builder.finish();
+        if (part) writer.put(part);
+      }
+      buffered = 0;
+    }
   };
   const onRun = (run: Run) => {
     const id = idOf(run.index);
@@ -181,7 +202,10 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
     for (const series of run.series) {
       const builder = builderFor(run.index, series.device);
       const last = builder.finish();
-      if (last) writer.put(last);
+      if (last) {
+        writer.put(last);
+        buffered -= last.count;
+      }
       counts.set(series.device, builder.chunks);
       chunks.delete(`${run.index}\u0000${series.device}`);
     }

@@ -67,12 +67,20 @@ export class BatchWriter {
   }
 }
 
+/** DynamoDB numbers: magnitudes from 1e-130 to under 1e126. */
+const DYNAMODB_MAX = 1e125;
+const DYNAMODB_MIN = 1e-130;
+
 /**
- * A copy with every non-finite number (NaN, Infinity from a printed 1e400) as null:
- * DynamoDB cannot store them, and a value nobody can measure is no value.
+ * A copy with every number DynamoDB cannot store as null (NaN, Infinity from a
+ * printed 1e400, magnitudes of 1e126 and more) and tinier ones as 0: a value
+ * nobody can measure is no value, and no item may make the write fail.
  */
 export function finite(value: unknown): unknown {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || Math.abs(value) > DYNAMODB_MAX) return null;
+    return value !== 0 && Math.abs(value) < DYNAMODB_MIN ? 0 : value;
+  }
   if (Array.isArray(value)) return value.map(finite);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};

@@ -38,7 +38,30 @@ export const DEVICES_PK = 'DEVICES';
 export const devicePk = (label: string) => `DEVICE#${label}`;
 export const deviceSk = (time: string, runId: string) => `${time}#${runId}`;
 export const statusPk = (status: string) => `STATUS#${status}`;
-export const statusSk = (updatedAt: string, bucket: string, key: string, version: string) => `${updatedAt}#${bucket}/${key}#${version}`;
+/** DynamoDB's limit on a sort key value, index keys included (UTF-8 bytes). */
+export const MAX_SORT_KEY_BYTES = 1024;
+export const statusSk = (updatedAt: string, bucket: string, key: string, version: string) => boundedSortKey(`${updatedAt}#${bucket}/${key}#${version}`);
+
+/**
+ * A sort key cut to MAX_SORT_KEY_BYTES: an S3 key alone may take 1,024 bytes.
+ * The cut keeps the order-giving start and ends in a hash of the whole, so
+ * different long keys still sort apart.
+ */
+export function boundedSortKey(text: string): string {
+  if (Buffer.byteLength(text) <= MAX_SORT_KEY_BYTES) return text;
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const room = MAX_SORT_KEY_BYTES - hash.length - 1;
+  // Cut on a character boundary: whole UTF-16 code points only, within `room` bytes.
+  let cut = '';
+  let bytes = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(char);
+    if (bytes + size > room) break;
+    cut += char;
+    bytes += size;
+  }
+  return `${cut}#${hash}`;
+}
 
 /**
  * A run's id: the same object version and position always give the same id, so a

@@ -62,4 +62,8 @@ describe('BatchWriter', () => {
   it('stores values nobody can measure (NaN, Infinity) as null', () => {
     expect(finite({ a: 1, b: Number.NaN, c: [Infinity, 2], d: { e: -Infinity }, f: 'x', g: undefined })).toEqual({ a: 1, b: null, c: [null, 2], d: { e: null }, f: 'x' });
   });
+
+  it('stores numbers beyond DynamoDB range (1e126 and up) as null and ones below 1e-130 as 0', () => {
+    expect(finite({ big: 1e308, edge: 1e125, small: 1e-200, neg: -1e200, zero: 0, fine: 2 ** 60 })).toEqual({ big: null, edge: 1e125, small: 0, neg: null, zero: 0, fine: 2 ** 60 });
+  });
 });
