@@ -144,10 +144,16 @@ export class LineSplitter {
       if (known.then && !known.then(first[known.magic.length])) continue;
       throw new ParseError({ source: this.source, line: 1, problem: known.problem, expected: `${TEXT_LOG}: ${known.todo}` });
     }
-    // ASCII text in UTF-16 has a NUL in every other byte.
-    const b = first;
-    const le = b.length >= 4 && b[0] !== 0 && b[1] === 0 && b[2] !== 0 && b[3] === 0;
-    const be = b.length >= 4 && b[0] === 0 && b[1] !== 0 && b[2] === 0 && b[3] !== 0;
+    // ASCII text in UTF-16 has a NUL in every other byte: looked for in the first (up to) four characters.
+    const units = Math.min(4, first.length >> 1);
+    let le = units >= 2;
+    let be = units >= 2;
+    for (let i = 0; i < units; i++) {
+      const a = first[2 * i]!;
+      const b = first[2 * i + 1]!;
+      le &&= a !== 0 && b === 0;
+      be &&= a === 0 && b !== 0;
+    }
     if (le || be) {
       throw new ParseError({
         source: this.source,
