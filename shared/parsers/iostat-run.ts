@@ -11,7 +11,7 @@ import type { IostatColumn, IostatMeta, IostatRun, IostatSample, IostatSeries, M
 import { hasUnsafeCharacters, printable } from '../printable.ts';
 import { ParseError } from './errors.ts';
 import { metricValues, type IostatPlatform } from './iostat-layout.ts';
-import { valueProblem } from './numbers.ts';
+import { MAX_VALUE, valueProblem } from './numbers.ts';
 import { mergeSummaries, scaleSummary, SummaryBank } from './summary.ts';
 import { MAX_WARNINGS, type ParserOptions } from './types.ts';
 
@@ -59,6 +59,14 @@ export interface RunStart {
   context: string[];
   meta: IostatMeta;
   startLine: number;
+}
+
+/** Why a device name cannot be a series (it becomes part of table keys), if it cannot. */
+function deviceProblem(device: string): string | undefined {
+  const bytes = Buffer.byteLength(device);
+  if (bytes > MAX_DEVICE_NAME_BYTES) return `device name of ${bytes} bytes, longer than ${MAX_DEVICE_NAME_BYTES} ("${printable(device, 40)}"); row skipped`;
+  if (hasUnsafeCharacters(device)) return `device name "${printable(device, 40)}" has control characters; row skipped`;
+  return undefined;
 }
 
 export class IostatRunBuilder {
@@ -167,14 +175,23 @@ export class IostatRunBuilder {
    * number or absurdly large. A new device beyond MAX_SERIES_PER_RUN is a ParseError.
    */
   row(device: string, mount: string | undefined, ids: ArrayLike<number>, values: ArrayLike<number>, offset: number, line: number): boolean {
-    const problem = this.rowProblem(device, ids, values, offset);
-    if (problem !== undefined) {
-      this.skipRow(line, problem);
-      return false;
+    // One comparison per value on the hot path; the reason is worked out only for a bad one.
+    for (let i = 0; i < ids.length; i++) {
+      const v = values[offset + i]!;
+      if (!(v >= 0 && v < MAX_VALUE) && this.reads(ids[i]!)) {
+        this.skipRow(line, `row skipped: ${this.columns[ids[i]!]!.name} ${valueProblem(v, 'iostat values')}`);
+        return false;
+      }
     }
     if (this.report < 0) this.startReport(undefined);
     let state = this.series.get(device);
     if (state === undefined) {
+      // A device is checked once, when first seen.
+      const problem = deviceProblem(device);
+      if (problem !== undefined) {
+        this.skipRow(line, problem);
+        return false;
+      }
       if (this.series.size >= MAX_SERIES_PER_RUN) {
         throw new ParseError({
           source: this.options.source,
@@ -225,20 +242,6 @@ export class IostatRunBuilder {
     }
     this.reportHasRows = true;
     return true;
-  }
-
-  /** Why a row cannot be taken, if it cannot. Only values that are read are checked. */
-  private rowProblem(device: string, ids: ArrayLike<number>, values: ArrayLike<number>, offset: number): string | undefined {
-    const bytes = Buffer.byteLength(device);
-    if (bytes > MAX_DEVICE_NAME_BYTES) return `device name of ${bytes} bytes, longer than ${MAX_DEVICE_NAME_BYTES} ("${printable(device, 40)}"); row skipped`;
-    if (hasUnsafeCharacters(device)) return `device name "${printable(device, 40)}" has control characters; row skipped`;
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]!;
-      if (!this.reads(id)) continue;
-      const problem = valueProblem(values[offset + i]!, 'iostat values');
-      if (problem !== undefined) return `row skipped: ${this.columns[id]!.name} ${problem}`;
-    }
-    return undefined;
   }
 
   /** A row that cannot be read: warned, and remembered if it is the first. */
