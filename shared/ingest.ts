@@ -141,7 +141,7 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
   if (size > deps.maxUploadBytes) {
     (response.Body as Readable | undefined)?.destroy();
     throw new PermanentFailure(
-      `${object.key}: ${size} bytes, more than this lab's limit of ${deps.maxUploadBytes} bytes; split the log into smaller files (or gzip it, if it is under the limit unpacked), or raise the lab's maxUploadMB`,
+      `${object.key}: ${size} bytes, more than this lab's limit of ${deps.maxUploadBytes} bytes; split the log into smaller files, or raise the lab's maxUploadMB`,
     );
   }
   const metadata = response.Metadata ?? {};
