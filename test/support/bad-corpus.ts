@@ -348,7 +348,7 @@ export async function runCorpus(options: CorpusRunOptions): Promise<CorpusRun> {
 function inputOf(c: BadCase, work: string, maxUploadBytes: number): { body: Buffer; fileName: string } {
   if (c.file !== undefined) return { body: readFileSync(join(FIXTURES, c.file)), fileName: basename(c.file) };
   const generator = GENERATORS[c.generate!];
-  // Written to disk first, so a failing case leaves nothing in memory twice and the bytes are what is uploaded.
+  // Into the run's temporary directory (removed at the end), and uploaded from there.
   const path = join(work, generator.fileName);
   writeFileSync(path, generator.make({ maxUploadBytes }));
   return { body: readFileSync(path), fileName: generator.fileName };
