@@ -23,7 +23,9 @@ import { DEVICES_PK, devicePk, objectPk, runId, runPk, sortableSequencer, upload
 import type { IostatColumn } from '../../shared/model.ts';
 import { chunkSamples, type ChunkItem } from '../../shared/store/records.ts';
 import { INDEXES } from '../../shared/table.ts';
-import { startEmulators, type Emulators, type PutOptions, type PutResult } from '../support/emulators.ts';
+import { createS3Client } from '../../shared/aws.ts';
+import { REGION, S3RVER_CREDENTIALS, startEmulators, type Emulators, type PutOptions, type PutResult } from '../support/emulators.ts';
+import { startFaultProxy } from '../support/fault-proxy.ts';
 import { lambdaContext } from '../support/lambda.ts';
 import { solarisDevices, solarisIostatLog, writeIops } from '../support/logs.ts';
 import { getCurrent, getItem, getUpload, itemsOfKey, jsonBytes, queryAll, runItems, scanAll, type Item } from '../support/table.ts';
@@ -757,6 +759,25 @@ describe('failures', () => {
 
     expect(await deliver([gone], { messageIds: [messageId], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
     expect({ runItems: (await runItems(env, run!)).length, status: (await upload_(key, up.version))?.['status'] }).toEqual({ runItems: 0, status: 'deleted' });
+  });
+
+  it('a .gz upload whose download breaks off mid-object is retried, not failed as a damaged gzip file', async () => {
+    const key = `cut-${uid()}/x4100-long.iostat.txt.gz`;
+    // Large enough (a few hundred KB compressed) that the answer breaks off well inside the gzip data.
+    const up = await upload(key, gzipSync(solarisIostatLog({ reports: 3000, devices: solarisDevices(16), host: 'cut' })));
+    const proxy = await startFaultProxy({ target: env.s3Endpoint, service: 's3', faultRate: 1, variants: ['reset:mid-answer'] });
+    const s3 = createS3Client({ region: REGION, s3Endpoint: proxy.endpoint, credentials: S3RVER_CREDENTIALS });
+    try {
+      const messageId = randomUUID();
+      expect(await deliver([up.event], { messageIds: [messageId] }, { ...deps, s3 })).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+      expect(proxy.counts.variants).toEqual({ 'reset:mid-answer': 1 });
+      expect(await upload_(key, up.version)).toMatchObject({ status: 'processing' });
+    } finally {
+      s3.destroy();
+      await proxy.close();
+    }
+    expect(await deliver([up.event], { receiveCount: 2 })).toEqual(noFailures);
+    expect(await upload_(key, up.version)).toMatchObject({ status: 'ready', runCount: 1 });
   });
 });
 
