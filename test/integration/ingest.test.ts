@@ -761,6 +761,40 @@ describe('failures', () => {
     expect({ runItems: (await runItems(env, run!)).length, status: (await upload_(key, up.version))?.['status'] }).toEqual({ runItems: 0, status: 'deleted' });
   });
 
+  it('a failure before the runs are complete leaves their label unlisted; the redelivery lists it', async () => {
+    const label = `late-label-${uid()}`;
+    const up = await upload(`${label}/redux.txt`, REDUX);
+    const [id] = ids(up.key, up.version, 1);
+    // The batch write of the run's META fails (the SDK's retries spent): the run is not complete.
+    const faulty = throttled(deps, (input, command) => command === 'BatchWriteCommand' && input.includes(`"${runPk(id!)}","sk":"META"`), 1);
+    const messageId = randomUUID();
+    expect(await deliver([up.event], { messageIds: [messageId] }, faulty.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+    expect(faulty.thrown()).toBe(1);
+    expect(await getItem(env, DEVICES_PK, label)).toBeUndefined();
+
+    expect(await deliver([up.event], { messageIds: [messageId], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
+    expect(await getItem(env, DEVICES_PK, label)).toMatchObject({ type: 'device', label });
+    expect(await meta(id!)).toBeDefined();
+  });
+
+  it('a failure while dropping a replaced version label is retried until the label is gone', async () => {
+    const u = uid();
+    const key = `relabel-${u}/log.txt`;
+    const v1 = await upload(key, INDY_300G, { metadata: { device: `old-${u}` } });
+    expect(await deliver([v1.event])).toEqual(noFailures);
+    const v2 = await upload(key, REDUX, { metadata: { device: `new-${u}` } });
+    // Looking up the old label (is any other run using it?) fails once.
+    const faulty = throttled(deps, (input, command) => command === 'GetCommand' && input.includes(`"sk":"old-${u}"`), 1);
+    const messageId = randomUUID();
+    expect(await deliver([v2.event], { messageIds: [messageId] }, faulty.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+    expect(faulty.thrown()).toBe(1);
+
+    expect(await deliver([v2.event], { messageIds: [messageId], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
+    expect(await getItem(env, DEVICES_PK, `old-${u}`)).toBeUndefined();
+    expect(await getItem(env, DEVICES_PK, `new-${u}`)).toMatchObject({ label: `new-${u}` });
+    expect(await runItems(env, ids(key, v1.version, 1)[0]!)).toEqual([]);
+  });
+
   it('a .gz upload whose download breaks off mid-object is retried, not failed as a damaged gzip file', async () => {
     const key = `cut-${uid()}/x4100-long.iostat.txt.gz`;
     // Large enough (a few hundred KB compressed) that the answer breaks off well inside the gzip data.
