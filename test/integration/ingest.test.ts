@@ -16,14 +16,15 @@ import { gzipSync } from 'node:zlib';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler, setIngestDeps } from '../../functions/ingest/handler.ts';
+import { handler, ingestDeps, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, s3TestEvent, sequencerGenerator, sqsEvent, type S3EventName, type S3NotificationRecord, type SqsBody, type SqsEventOptions } from '../../infra/local/events.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { DEVICES_PK, devicePk, objectPk, runId, runPk, sortableSequencer, uploadPk, uploadSk } from '../../shared/store/keys.ts';
 import type { IostatColumn } from '../../shared/model.ts';
 import { chunkSamples, type ChunkItem } from '../../shared/store/records.ts';
 import { INDEXES } from '../../shared/table.ts';
-import { createS3Client } from '../../shared/aws.ts';
+import { createS3Client, INGEST_DYNAMODB_ATTEMPTS } from '../../shared/aws.ts';
+import { ENV } from '../../shared/config.ts';
 import { REGION, S3RVER_CREDENTIALS, startEmulators, type Emulators, type PutOptions, type PutResult } from '../support/emulators.ts';
 import { startFaultProxy } from '../support/fault-proxy.ts';
 import { lambdaContext } from '../support/lambda.ts';
@@ -793,6 +794,18 @@ describe('failures', () => {
     expect(await getItem(env, DEVICES_PK, `old-${u}`)).toBeUndefined();
     expect(await getItem(env, DEVICES_PK, `new-${u}`)).toMatchObject({ label: `new-${u}` });
     expect(await runItems(env, ids(key, v1.version, 1)[0]!)).toEqual([]);
+  });
+
+  it('the function builds its DynamoDB client to ride out throttling (INGEST_DYNAMODB_ATTEMPTS per call)', async () => {
+    const built = ingestDeps({ [ENV.tableName]: 'x', [ENV.dynamodbEndpoint]: env.dynamodbEndpoint, [ENV.s3Endpoint]: env.s3Endpoint });
+    try {
+      expect(await built.db.config.maxAttempts()).toBe(INGEST_DYNAMODB_ATTEMPTS);
+      expect(await built.db.config.endpoint?.()).toMatchObject({ hostname: '127.0.0.1' });
+      expect(await built.s3.config.endpoint?.()).toMatchObject({ hostname: '127.0.0.1' });
+    } finally {
+      built.db.destroy();
+      built.s3.destroy();
+    }
   });
 
   it('a .gz upload whose download breaks off mid-object is retried, not failed as a damaged gzip file', async () => {
