@@ -49,6 +49,8 @@ export interface ProxiedRequest {
   path: string;
   /** DynamoDB: the operation (`BatchWriteItem`); S3: the method. */
   operation: string;
+  /** The request body: read in full only when there is an intercept hook. */
+  body?: Buffer;
 }
 
 /** Return 'drop' to reset the connection instead of forwarding the request. */
@@ -60,6 +62,8 @@ export interface FaultProxyOptions {
   service: Service;
   /** Fraction of requests (0..1) that get a fault; changeable later with setFaultRate. */
   faultRate?: number;
+  /** Instead of the fraction: which requests get a fault (e.g. the first GET of each object). */
+  faultWhen?: (request: ProxiedRequest) => boolean;
   seed?: number;
   /** Relative weights of the kinds (default: all equal). */
   weights?: Partial<Record<FaultKind, number>>;
@@ -196,8 +200,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const allowed = (kind: FaultKind, operation: string): string[] =>
     FAULT_VARIANTS[kind].filter((v) => (v !== 'unprocessed-items' || operation === 'BatchWriteItem') && (!options.variants || options.variants.includes(`${kind}:${v}` as FaultVariant)));
 
-  const plan = (n: number, operation: string): Plan => {
-    if (faultRate <= 0 || chance(seed, n, 'fault') >= faultRate) return { kind: 'none' };
+  const plan = (request: ProxiedRequest): Plan => {
+    const { number: n, operation } = request;
+    const faulty = options.faultWhen ? options.faultWhen(request) : faultRate > 0 && chance(seed, n, 'fault') < faultRate;
+    if (!faulty) return { kind: 'none' };
     const kinds = FAULT_KINDS.map((kind, i) => ({ kind, weight: allowed(kind, operation).length > 0 ? weights[i]! : 0 }));
     const total = kinds.reduce((a, k) => a + k.weight, 0);
     if (total === 0) return { kind: 'none' };
@@ -265,15 +271,16 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     const path = (req.url ?? '/').split('?')[0]!;
 
     let body: Buffer | undefined;
+    const request: ProxiedRequest = { number: n, method: req.method ?? 'GET', path, operation: opName };
     if (options.intercept) {
       body = await readBody(req);
-      if ((await options.intercept({ number: n, method: req.method ?? 'GET', path, operation: opName })) === 'drop') {
+      if ((await options.intercept({ ...request, body })) === 'drop') {
         reset(req.socket);
         return;
       }
     }
 
-    const p = plan(n, opName);
+    const p = plan(request);
     if (p.kind !== 'none') count(p);
     switch (p.kind) {
       case 'throttle':
