@@ -4,7 +4,8 @@
  *
  * - A created object version is claimed (`processing`), streamed (gunzipped when
  *   gzip), parsed, and its items written: sample chunks as they come, series index
- *   entries after them, each run's META item last (the mark of a complete run).
+ *   entries after them, each run's META item (the mark of a complete run), then
+ *   the device labels.
  *   It then becomes the key's current version; the runs of the version it
  *   replaces are deleted. The record ends `ready` with its run ids.
  * - Anything wrong with the file itself (cannot be parsed, too large, bad tags) is
@@ -228,10 +229,13 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
   if (body === undefined) throw new PermanentFailure(`${object.key}: the object has no body`);
   const parsed = await parseStream(withBackpressure(body), { source: object.key, keepSamples: false, maxBytes: deps.maxUploadBytes, onIostatSample, onRun });
   await writer.flush();
-  for (const label of labels) writer.put({ pk: DEVICES_PK, sk: label, type: 'device', label, format: parsed.format, lastSeen: ingestedAt });
   for (const item of indexItems) writer.put(item);
   await writer.flush();
   for (const item of metaItems) writer.put(item);
+  await writer.flush();
+  // Labels last: GET /devices lists a label once it has a complete run, even if the
+  // function dies in between (then the runs are found by exact device until a retry).
+  for (const label of labels) writer.put({ pk: DEVICES_PK, sk: label, type: 'device', label, format: parsed.format, lastSeen: ingestedAt });
   await writer.flush();
   const device = objectLabel ?? (labels.size === 1 ? [...labels][0] : undefined);
   return { runIds, format: parsed.format, ...(device !== undefined ? { device } : {}), tags, warnings };

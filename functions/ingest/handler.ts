@@ -12,7 +12,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
+import { createDocumentClient, createS3Client, INGEST_DYNAMODB_ATTEMPTS, optionsFromEnv } from '../../shared/aws.ts';
 import { ENV, LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { ingestRecord, type IngestDeps } from '../../shared/ingest.ts';
 
@@ -43,9 +43,11 @@ let deps: IngestDeps | undefined;
 export function ingestDeps(env: NodeJS.ProcessEnv = process.env): IngestDeps {
   const tableName = env[ENV.tableName];
   if (!tableName) throw new Error(`${ENV.tableName} is not set`);
+  const clients = optionsFromEnv(env);
   return {
-    s3: createS3Client(),
-    db: createDocumentClient(),
+    s3: createS3Client(clients),
+    // A failed call costs the whole file again: ride out throttling (see INGEST_DYNAMODB_ATTEMPTS).
+    db: createDocumentClient({ ...clients, maxAttempts: INGEST_DYNAMODB_ATTEMPTS }),
     tableName,
     maxUploadBytes: Number(env[ENV.maxUploadBytes] ?? LAB_DEFAULTS.maxUploadMB * MB),
   };

@@ -126,6 +126,8 @@ async function* bytesOf(input: ByteSource, source: string, maxBytes: number, cou
   const iterator: AsyncIterator<Buffer | string> | Iterator<Buffer | string> =
     Symbol.asyncIterator in input ? input[Symbol.asyncIterator]() : input[Symbol.iterator]();
   let gzip = false;
+  // An error of the input itself (a download that broke off) is not damage to the gzip data.
+  let sourceError: { error: unknown } | undefined;
   try {
     // The gzip magic is 2 bytes, and a stream may deliver fewer in its first chunks.
     const head: Buffer[] = [];
@@ -146,7 +148,17 @@ async function* bytesOf(input: ByteSource, source: string, maxBytes: number, cou
     const raw = (async function* () {
       yield first;
       if (done) return;
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield asBuffer(next.value);
+      for (;;) {
+        let next: IteratorResult<Buffer | string>;
+        try {
+          next = await iterator.next();
+        } catch (error) {
+          sourceError = { error };
+          throw error;
+        }
+        if (next.done) return;
+        yield asBuffer(next.value);
+      }
     })();
     let chunks: AsyncIterable<Buffer> = raw;
     let gunzip: ReturnType<typeof createGunzip> | undefined;
@@ -170,7 +182,9 @@ async function* bytesOf(input: ByteSource, source: string, maxBytes: number, cou
       await feeding;
     }
   } catch (error) {
-    if (error instanceof ParseError || !gzip) throw error;
+    if (error instanceof ParseError) throw error;
+    if (sourceError !== undefined) throw sourceError.error;
+    if (!gzip) throw error;
     throw new ParseError({ source, line: 0, problem: `a damaged gzip file (${(error as Error).message})`, expected: 'a complete gzip file' });
   } finally {
     await iterator.return?.();

@@ -7,7 +7,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { INDEXES } from '../table.ts';
 import { BatchWriter } from './batch.ts';
-import { devicePk, DEVICES_PK, objectPk, OBJECT_SK, runPk, sortableSequencer, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
+import { devicePk, DEVICES_PK, objectPk, OBJECT_SK, runPk, RUN_META_SK, sortableSequencer, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
 import { uploadRecord, type ObjectRef, type UploadRecord, type UploadStatus } from './records.ts';
 
 export interface Store {
@@ -145,14 +145,19 @@ export async function finishPending(store: Store, object: ObjectRef): Promise<vo
 }
 
 /**
- * Every item of these runs, deleted (META first, so a half-deleted run is already
- * invisible); device labels left without runs leave the DEVICES list.
+ * Every item of these runs, deleted run by run: first the device labels that only
+ * these runs use leave the DEVICES list, then the META item (so a half-deleted run
+ * is already invisible), then the rest. Labels go first because the run's index
+ * entries are what name them: a function that died after deleting the entries
+ * would leave its labels listed for good, as no retry could find them again;
+ * dying after the labels only leaves whole runs unlisted until the retry.
  */
 export async function deleteRuns(store: Store, runIds: readonly string[]): Promise<number> {
   const writer = new BatchWriter(store.db, store.tableName);
-  const labels = new Set<string>();
+  const deleting = new Set(runIds);
   for (const id of runIds) {
     const keys: { pk: string; sk: string }[] = [];
+    const labels = new Set<string>();
     let start: Record<string, unknown> | undefined;
     do {
       const page = await store.db.send(
@@ -171,32 +176,38 @@ export async function deleteRuns(store: Store, runIds: readonly string[]): Promi
       }
       start = page.LastEvaluatedKey;
     } while (start);
-    keys.sort((a, b) => (a.sk === 'META' ? -1 : b.sk === 'META' ? 1 : 0));
-    const meta = keys.filter((k) => k.sk === 'META');
-    for (const key of meta) writer.delete(key);
+    for (const label of labels) await forgetLabelIfUnused(store, label, deleting);
+    for (const key of keys) if (key.sk === RUN_META_SK) writer.delete(key);
     await writer.flush();
-    for (const key of keys) if (key.sk !== 'META') writer.delete(key);
+    for (const key of keys) if (key.sk !== RUN_META_SK) writer.delete(key);
     await writer.flush();
   }
-  for (const label of labels) await forgetLabelIfUnused(store, label);
   return writer.written;
 }
 
-async function forgetLabelIfUnused(store: Store, label: string): Promise<void> {
+/** Drop a label from DEVICES unless a run other than `leaving` is indexed under it. */
+async function forgetLabelIfUnused(store: Store, label: string, leaving: ReadonlySet<string>): Promise<void> {
   const entry = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label } }));
   const seen = entry.Item?.['lastSeen'] as string | undefined;
   if (seen === undefined) return;
-  const runs = await store.db.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      IndexName: INDEXES.byDevice.name,
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': devicePk(label) },
-      Limit: 1,
-      Select: 'COUNT',
-    }),
-  );
-  if ((runs.Count ?? 0) > 0) return;
+  // The entries of the runs being deleted are still there: read past them to any other. A run has at
+  // most one entry per label, so the first page of leaving.size + 1 holds another if there is one.
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        IndexName: INDEXES.byDevice.name,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': devicePk(label) },
+        ProjectionExpression: 'runId',
+        Limit: leaving.size + 1,
+        ExclusiveStartKey: start,
+      }),
+    );
+    if ((page.Items ?? []).some((item) => !leaving.has(item['runId'] as string))) return;
+    start = page.LastEvaluatedKey;
+  } while (start);
   try {
     // Unless an upload saw the label again meanwhile.
     await store.db.send(

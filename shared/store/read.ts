@@ -29,7 +29,8 @@
  * observations (MAX_OBSERVATIONS) per selector are capped: a ReadLimitError.
  *
  * GET /runs reads the same labels, at most `limit` entries of each (newest
- * first, merged), then one BatchGet per 100 iostat runs among the answer.
+ * first, merged), then one BatchGet per 100 iostat runs among the answer; a
+ * label whose newest entries belong to runs still being written reads on.
  */
 import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DeviceEntry, RunDetail, RunListing, UploadListing } from '../api.ts';
@@ -238,15 +239,21 @@ export interface ListRunsOptions {
 /**
  * Runs of the devices a pattern matches, newest first: one entry per diskperf
  * run and per iostat series (what a selector matches), at most `limit`.
+ *
+ * An iostat series counts only when its run's META exists, and the newest
+ * entries of a label may well be those of a run still being written: they must
+ * not take the place of older complete runs. So a label whose page lost entries
+ * that way, and whose next page could still make the list, is read on (all such
+ * labels together, a page each per round). Usually there is one round.
  */
 export async function listRuns(store: ReadStore, options: ListRunsOptions): Promise<RunListing[]> {
   const session = new ReadSession(store);
   const globs = options.device !== undefined ? [options.device] : [];
   const labels = await labelsOf(session, planLabels(options.device), globs, `device "${options.device ?? '*'}"`);
-  const perLabel = await mapLimit(labels, CONCURRENCY, (label) =>
-    queryItems<IndexedItem>(
-      store,
-      {
+  const page = (label: string, start: Record<string, unknown> | undefined) =>
+    store.db.send(
+      new QueryCommand({
+        TableName: store.tableName,
         IndexName: INDEXES.byDevice.name,
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': devicePk(label), ...(options.format ? { ':format': options.format } : {}) },
@@ -256,25 +263,48 @@ export async function listRuns(store: ReadStore, options: ListRunsOptions): Prom
         ...(options.format ? { FilterExpression: '#l3 = :format' } : {}),
         ScanIndexForward: false,
         Limit: options.limit,
-      },
-      options.limit,
-    ),
-  );
-  const newestFirst = perLabel
-    .flat()
-    .sort((x, y) => (x.gsi1sk < y.gsi1sk ? 1 : x.gsi1sk > y.gsi1sk ? -1 : 0) || deviceOf(x).localeCompare(deviceOf(y)))
-    .slice(0, options.limit);
-  const heads = await session.runHeads(newestFirst.filter((i) => i.type === 'series').map((i) => i.runId));
-  const out: RunListing[] = [];
-  for (const item of newestFirst) {
-    if (item.type === 'run') out.push(listing(item, item.label, item.time));
-    else {
-      const head = heads.get(item.runId);
-      if (head) out.push(listing(head, item.device, item.time));
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+  const read = new Map<string, { items: IndexedItem[]; next?: Record<string, unknown> }>();
+  /** Runs whose series showed up without a META. */
+  const incomplete = new Set<string>();
+  const usable = (item: IndexedItem) => item.type === 'run' || !incomplete.has(item.runId);
+  let toRead: { label: string; start?: Record<string, unknown> }[] = labels.map((label) => ({ label }));
+  let top: IndexedItem[] = [];
+  while (toRead.length > 0) {
+    const pages = await mapLimit(toRead, CONCURRENCY, async ({ label, start }) => ({ label, result: await page(label, start) }));
+    for (const { label, result } of pages) {
+      const entry = read.get(label) ?? { items: [] };
+      entry.items.push(...((result.Items ?? []) as IndexedItem[]));
+      entry.next = result.LastEvaluatedKey;
+      read.set(label, entry);
+    }
+    // The newest `limit` usable entries, their runs' METAs checked (each run once per request).
+    for (;;) {
+      top = [...read.values()].flatMap((e) => e.items.filter(usable)).sort(newestFirst).slice(0, options.limit);
+      const heads = await session.runHeads(top.filter((i) => i.type === 'series').map((i) => i.runId));
+      const missing = top.filter((i) => i.type === 'series' && !heads.has(i.runId));
+      if (missing.length === 0) break;
+      for (const item of missing) incomplete.add(item.runId);
+    }
+    // A label's unread entries are older than its read ones: needed only if it holds fewer than
+    // `limit` usable entries and its oldest read one still makes the list.
+    const last = top.length === options.limit ? top[top.length - 1] : undefined;
+    toRead = [];
+    for (const [label, entry] of read) {
+      const oldest = entry.items[entry.items.length - 1];
+      if (entry.next && entry.items.filter(usable).length < options.limit && (last === undefined || oldest === undefined || newestFirst(oldest, last) <= 0)) {
+        toRead.push({ label, start: entry.next });
+      }
     }
   }
-  return out;
+  const heads = await session.runHeads(top.filter((i) => i.type === 'series').map((i) => i.runId));
+  return top.map((item) => (item.type === 'run' ? listing(item, item.label, item.time) : listing(heads.get(item.runId)!, item.device, item.time)));
 }
+
+/** Index entries newest first (then by device): the order of GET /runs. */
+const newestFirst = (x: IndexedItem, y: IndexedItem) => (x.gsi1sk < y.gsi1sk ? 1 : x.gsi1sk > y.gsi1sk ? -1 : 0) || deviceOf(x).localeCompare(deviceOf(y));
 
 /** What a listing reads of an index entry (#l3 is format, used by the filter). */
 const LISTING_ATTRIBUTES = ['type', 'runId', 'label', 'format', 'device', 'name', 'host', 'tags', 'context', 'source', 'time', 'gsi1sk'] as const;

@@ -291,6 +291,12 @@ describe('devices and runs', () => {
     const listed = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/c0t0d0' });
     expect(listed.body.runs.map((x) => x.runId)).not.toContain(half);
     expect(listed.body.runs).toHaveLength(4);
+    // The newest entry of the label is the half-written run's: it must not take the place of a complete one.
+    for (const limit of [1, 3]) {
+      const newest = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/c0t0d0', limit: String(limit) });
+      expect(newest.body.runs).toEqual(listed.body.runs.slice(0, limit));
+    }
+    expect((await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/*', limit: '2' })).body.runs).toHaveLength(2);
     const c = await get<Comparison>('/compare', { a: 'x4100/c0t0d0', b: 'x4100/c0t1d0', metric: 'write_iops' });
     expect(c.status).toBe(200);
     expect(c.body.a).toMatchObject({ runs: 4, observations: 4 });

@@ -16,14 +16,17 @@ import { gzipSync } from 'node:zlib';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler, setIngestDeps } from '../../functions/ingest/handler.ts';
+import { handler, ingestDeps, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, s3TestEvent, sequencerGenerator, sqsEvent, type S3EventName, type S3NotificationRecord, type SqsBody, type SqsEventOptions } from '../../infra/local/events.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { DEVICES_PK, devicePk, objectPk, runId, runPk, sortableSequencer, uploadPk, uploadSk } from '../../shared/store/keys.ts';
 import type { IostatColumn } from '../../shared/model.ts';
 import { chunkSamples, type ChunkItem } from '../../shared/store/records.ts';
 import { INDEXES } from '../../shared/table.ts';
-import { startEmulators, type Emulators, type PutOptions, type PutResult } from '../support/emulators.ts';
+import { createS3Client, INGEST_DYNAMODB_ATTEMPTS } from '../../shared/aws.ts';
+import { ENV } from '../../shared/config.ts';
+import { REGION, S3RVER_CREDENTIALS, startEmulators, type Emulators, type PutOptions, type PutResult } from '../support/emulators.ts';
+import { startFaultProxy } from '../support/fault-proxy.ts';
 import { lambdaContext } from '../support/lambda.ts';
 import { solarisDevices, solarisIostatLog, writeIops } from '../support/logs.ts';
 import { getCurrent, getItem, getUpload, itemsOfKey, jsonBytes, queryAll, runItems, scanAll, type Item } from '../support/table.ts';
@@ -757,6 +760,71 @@ describe('failures', () => {
 
     expect(await deliver([gone], { messageIds: [messageId], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
     expect({ runItems: (await runItems(env, run!)).length, status: (await upload_(key, up.version))?.['status'] }).toEqual({ runItems: 0, status: 'deleted' });
+  });
+
+  it('a failure before the runs are complete leaves their label unlisted; the redelivery lists it', async () => {
+    const label = `late-label-${uid()}`;
+    const up = await upload(`${label}/redux.txt`, REDUX);
+    const [id] = ids(up.key, up.version, 1);
+    // The batch write of the run's META fails (the SDK's retries spent): the run is not complete.
+    const faulty = throttled(deps, (input, command) => command === 'BatchWriteCommand' && input.includes(`"${runPk(id!)}","sk":"META"`), 1);
+    const messageId = randomUUID();
+    expect(await deliver([up.event], { messageIds: [messageId] }, faulty.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+    expect(faulty.thrown()).toBe(1);
+    expect(await getItem(env, DEVICES_PK, label)).toBeUndefined();
+
+    expect(await deliver([up.event], { messageIds: [messageId], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
+    expect(await getItem(env, DEVICES_PK, label)).toMatchObject({ type: 'device', label });
+    expect(await meta(id!)).toBeDefined();
+  });
+
+  it('a failure while dropping a replaced version label is retried until the label is gone', async () => {
+    const u = uid();
+    const key = `relabel-${u}/log.txt`;
+    const v1 = await upload(key, INDY_300G, { metadata: { device: `old-${u}` } });
+    expect(await deliver([v1.event])).toEqual(noFailures);
+    const v2 = await upload(key, REDUX, { metadata: { device: `new-${u}` } });
+    // Looking up the old label (is any other run using it?) fails once.
+    const faulty = throttled(deps, (input, command) => command === 'GetCommand' && input.includes(`"sk":"old-${u}"`), 1);
+    const messageId = randomUUID();
+    expect(await deliver([v2.event], { messageIds: [messageId] }, faulty.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+    expect(faulty.thrown()).toBe(1);
+
+    expect(await deliver([v2.event], { messageIds: [messageId], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
+    expect(await getItem(env, DEVICES_PK, `old-${u}`)).toBeUndefined();
+    expect(await getItem(env, DEVICES_PK, `new-${u}`)).toMatchObject({ label: `new-${u}` });
+    expect(await runItems(env, ids(key, v1.version, 1)[0]!)).toEqual([]);
+  });
+
+  it('the function builds its DynamoDB client to ride out throttling (INGEST_DYNAMODB_ATTEMPTS per call)', async () => {
+    const built = ingestDeps({ [ENV.tableName]: 'x', [ENV.dynamodbEndpoint]: env.dynamodbEndpoint, [ENV.s3Endpoint]: env.s3Endpoint });
+    try {
+      expect(await built.db.config.maxAttempts()).toBe(INGEST_DYNAMODB_ATTEMPTS);
+      expect(await built.db.config.endpoint?.()).toMatchObject({ hostname: '127.0.0.1' });
+      expect(await built.s3.config.endpoint?.()).toMatchObject({ hostname: '127.0.0.1' });
+    } finally {
+      built.db.destroy();
+      built.s3.destroy();
+    }
+  });
+
+  it('a .gz upload whose download breaks off mid-object is retried, not failed as a damaged gzip file', async () => {
+    const key = `cut-${uid()}/x4100-long.iostat.txt.gz`;
+    // Large enough (a few hundred KB compressed) that the answer breaks off well inside the gzip data.
+    const up = await upload(key, gzipSync(solarisIostatLog({ reports: 3000, devices: solarisDevices(16), host: 'cut' })));
+    const proxy = await startFaultProxy({ target: env.s3Endpoint, service: 's3', faultRate: 1, variants: ['reset:mid-answer'] });
+    const s3 = createS3Client({ region: REGION, s3Endpoint: proxy.endpoint, credentials: S3RVER_CREDENTIALS });
+    try {
+      const messageId = randomUUID();
+      expect(await deliver([up.event], { messageIds: [messageId] }, { ...deps, s3 })).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+      expect(proxy.counts.variants).toEqual({ 'reset:mid-answer': 1 });
+      expect(await upload_(key, up.version)).toMatchObject({ status: 'processing' });
+    } finally {
+      s3.destroy();
+      await proxy.close();
+    }
+    expect(await deliver([up.event], { receiveCount: 2 })).toEqual(noFailures);
+    expect(await upload_(key, up.version)).toMatchObject({ status: 'ready', runCount: 1 });
   });
 });
 

@@ -45,6 +45,8 @@ export interface Emulators {
   /** What the ingest handler needs, pointed at the emulators. */
   deps: IngestDeps;
   put(key: string, body: string | Uint8Array, options?: PutOptions): Promise<PutResult>;
+  /** Another empty table in the same dynalite, built from shared/table.ts. */
+  createTable(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -113,12 +115,15 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     const db = createDocumentClient({ region: REGION, dynamodbEndpoint, credentials: DYNALITE_CREDENTIALS });
     cleanups.push(() => db.destroy());
 
-    const admin = new DynamoDBClient({ region: REGION, endpoint: dynamodbEndpoint, credentials: DYNALITE_CREDENTIALS });
-    try {
-      await admin.send(new CreateTableCommand(createTableInput(tableName)));
-    } finally {
-      admin.destroy();
-    }
+    const createTable = async (name: string) => {
+      const admin = new DynamoDBClient({ region: REGION, endpoint: dynamodbEndpoint, credentials: DYNALITE_CREDENTIALS });
+      try {
+        await admin.send(new CreateTableCommand(createTableInput(name)));
+      } finally {
+        admin.destroy();
+      }
+    };
+    await createTable(tableName);
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
 
     const deps: IngestDeps = { s3, db, tableName, maxUploadBytes: options.maxUploadBytes ?? 10_000_000 };
@@ -137,7 +142,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       await untilWritten(s3, bucket, key, bytes.byteLength);
       return { eTag: result.ETag.replace(/"/g, ''), size: bytes.byteLength };
     };
-    return { s3, db, tableName, bucket, s3Endpoint, dynamodbEndpoint, deps, put, stop };
+    return { s3, db, tableName, bucket, s3Endpoint, dynamodbEndpoint, deps, put, createTable, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;

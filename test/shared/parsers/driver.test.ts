@@ -135,6 +135,18 @@ describe('gzip', () => {
     const error = await parseError([broken]);
     expect(error.message).toMatch(/gzip/i);
   });
+
+  it('passes on an error of the input itself (a download cut off) as it is, not as a damaged gzip file', async () => {
+    // What an S3 body does when the connection breaks mid-object: the caller retries it.
+    const reset = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    for (const cut of [3, 200, Math.floor(gz.length / 2)]) {
+      async function* brokenDownload() {
+        yield gz.subarray(0, cut);
+        throw reset;
+      }
+      await expect(parseChunks(brokenDownload())).rejects.toBe(reset);
+    }
+  });
 });
 
 describe('maxBytes', () => {
