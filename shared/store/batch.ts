@@ -50,7 +50,11 @@ export class BatchWriter {
 
   /** Groups of one round go out together: no key appears twice in a round, so order within a key holds. */
   private async writeRound(round: WriteRequest[][]): Promise<void> {
-    await Promise.all(round.map((group) => this.writeGroup(group)));
+    // Wait for every group before failing: a caller that cleans up after an error
+    // must not race writes of this round that are still in flight.
+    const results = await Promise.allSettled(round.map((group) => this.writeGroup(group)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   private async writeGroup(group: WriteRequest[]): Promise<void> {

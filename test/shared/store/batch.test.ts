@@ -49,6 +49,26 @@ describe('BatchWriter', () => {
     await expect(writer.flush()).rejects.toThrow(/unprocessed after 8 attempts/);
   });
 
+  it('fails only after every group of the round has settled, so cleanup cannot race writes in flight', async () => {
+    const events: string[] = [];
+    let call = 0;
+    const client = {
+      async send(command: BatchWriteCommand) {
+        const n = call++;
+        const first = String(((command.input.RequestItems?.['t'] ?? []) as Request[])[0]?.PutRequest?.Item['pk']);
+        if (n === 0) throw new Error('InternalServerError');
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        events.push(`landed ${first}`);
+        return { UnprocessedItems: {} };
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const writer = new BatchWriter(client, 't', noSleep);
+    for (let i = 0; i < 2 * BATCH_SIZE; i++) writer.put({ pk: `p${i}`, sk: 's' });
+    await expect(writer.flush().finally(() => events.push('flush settled'))).rejects.toThrow('InternalServerError');
+    // The second group's write landed before the caller heard of the failure.
+    expect(events).toEqual([`landed p${BATCH_SIZE}`, 'flush settled']);
+  });
+
   it('never puts two writes of one key in the same group', async () => {
     const { client, calls } = throttlingClient(25, 0);
     const writer = new BatchWriter(client, 't', noSleep);
