@@ -27,6 +27,7 @@ import { s3EventRecord, s3Notification, sequencerGenerator, type S3EventName } f
 import { startHttpServer, type ApiHandler } from './http.ts';
 import { DEFAULT_HOST, DEFAULT_PORTS } from './options.ts';
 import { LocalQueue, type DeadLetter } from './queue.ts';
+import { untilStored } from './s3rver-writes.ts';
 
 export const LAB_BUCKET = 'benchdrop-drop';
 export const LAB_TABLE = 'benchdrop';
@@ -159,6 +160,9 @@ export async function startLab(options: LabOptions): Promise<Lab> {
             size = head.ContentLength ?? 0;
             eTag = head.ETag ?? '';
           }
+          // The event can outrun s3rver's own write (see s3rver-writes.ts): hand it on once the
+          // object is whole, or after a while anyway (a later PUT may have replaced it).
+          if (eventName.startsWith('ObjectCreated') && size !== undefined) await untilStored(s3, bucket, object.key, size, 30_000);
           const record = s3EventRecord({ eventName, bucket, key: object.key, ...(size !== undefined ? { size } : {}), ...(eTag !== undefined ? { eTag } : {}), sequencer: nextSequencer() });
           queue.send(s3Notification(record));
         }

@@ -10,13 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import type { IngestDeps } from '../../shared/ingest.ts';
 import { createTableInput } from '../../shared/table.ts';
+import { untilStored } from '../../infra/local/s3rver-writes.ts';
 
 /** s3rver accepts only its own pair; dynalite accepts anything. */
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -61,21 +62,6 @@ function closeServer(server: Server): Promise<void> {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();
   });
-}
-
-/**
- * s3rver answers a PUT before its write stream has finished (filesystem store:
- * `writeStream.end(content)`, then resolve), and a GET reports the file's size
- * at that moment: under load, a read right after a put gets a short object. Wait
- * until the stored size is the size sent.
- */
-async function untilWritten(s3: S3Client, bucket: string, key: string, size: number): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    if (head.ContentLength === size) return;
-    if (attempt >= 200) throw new Error(`s3rver still holds ${head.ContentLength} of the ${size} bytes of ${key} after 2 s`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
@@ -139,7 +125,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
         }),
       );
       if (!result.ETag) throw new Error(`s3rver returned no ETag for ${key}`);
-      await untilWritten(s3, bucket, key, bytes.byteLength);
+      if (!(await untilStored(s3, bucket, key, bytes.byteLength))) throw new Error(`s3rver still holds less than the ${bytes.byteLength} bytes of ${key} after 2 s`);
       return { eTag: result.ETag.replace(/"/g, ''), size: bytes.byteLength };
     };
     return { s3, db, tableName, bucket, s3Endpoint, dynamodbEndpoint, deps, put, createTable, stop };
