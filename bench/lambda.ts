@@ -140,7 +140,6 @@ function functionEnv(env: Emulators, service: string): NodeJS.ProcessEnv {
     AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
     AWS_LAMBDA_FUNCTION_NAME: service,
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
     [ENV.tableName]: env.tableName,
     [ENV.bucketName]: env.bucket,
     [ENV.maxUploadBytes]: String(10_000_000),
