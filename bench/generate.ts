@@ -290,9 +290,9 @@ class Output {
   }
 
   line(text: string): void {
-    // Every generated character is ASCII: string length is byte length.
-    if (this.used + text.length + 1 > this.buffer.length) this.flush();
-    this.used += this.buffer.write(text, this.used, 'latin1');
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: room for that, and the newline.
+    if (this.used + text.length * 3 + 1 > this.buffer.length) this.flush();
+    this.used += this.buffer.write(text, this.used, 'utf8');
     this.buffer[this.used++] = 0x0a;
     this.lines++;
   }
