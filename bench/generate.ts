@@ -273,10 +273,15 @@ function step(rng: Prng, d: Device, sinceBoot: boolean): Activity {
 
 // ---------------------------------------------------------------- writers
 
+/**
+ * Lines go straight into a 1 MiB buffer that is written out when full: each line's
+ * string dies young, where an array of a megabyte of strings awaiting a join got
+ * promoted and made garbage collection most of the generator's time.
+ */
 class Output {
   private fd: number;
-  private buffer: string[] = [];
-  private buffered = 0;
+  private buffer = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
   private flushed = 0;
   lines = 0;
 
@@ -285,24 +290,23 @@ class Output {
   }
 
   line(text: string): void {
-    this.buffer.push(text, '\n');
-    this.buffered += text.length + 1;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: room for that, and the newline.
+    if (this.used + text.length * 3 + 1 > this.buffer.length) this.flush();
+    this.used += this.buffer.write(text, this.used, 'utf8');
+    this.buffer[this.used++] = 0x0a;
     this.lines++;
-    if (this.buffered >= 1 << 20) this.flush();
   }
 
   flush(): void {
-    if (this.buffered === 0) return;
-    // Every generated character is ASCII: string length is byte length.
-    writeSync(this.fd, this.buffer.join(''));
-    this.flushed += this.buffered;
-    this.buffer = [];
-    this.buffered = 0;
+    let at = 0;
+    while (at < this.used) at += writeSync(this.fd, this.buffer, at, this.used - at);
+    this.flushed += this.used;
+    this.used = 0;
   }
 
   /** Bytes written so far, buffered ones included. */
   get bytes(): number {
-    return this.flushed + this.buffered;
+    return this.flushed + this.used;
   }
 
   close(): void {

@@ -3,10 +3,13 @@
  * doing the same work (per-device means) on the same file in the same run.
  *
  *   1. generate (or reuse) a Solaris `iostat -xn` log and a Linux sysstat 12.5
- *      `iostat -x` log of 100 devices each in bench/out/ (bench/generate.ts);
+ *      `iostat -x` log of 100 devices each in bench/out/ (bench/generate.ts), and
+ *      a 1 GB Solaris log, to show that throughput holds and memory stays flat
+ *      as the file grows;
  *   2. bundle bench/parse-entry.ts and bench/count-lines-entry.ts with esbuild, so
  *      the measured processes are plain `node` with no TypeScript loader;
- *   3. per file, after one untimed warm-up read, run N rounds (default 3) of:
+ *   3. per file, after one untimed warm-up read, run N rounds (default 3; 2 for
+ *      the 1 GB file) of:
  *      Node counting '\n' (the read-limit reference), `awk -f bench/means-*.awk`,
  *      `node bench/out/parse-entry.mjs` (parseStream, keepSamples: false); each is
  *      a fresh process timed by wall clock from spawn to exit; medians are reported;
@@ -14,9 +17,15 @@
  *      they disagree or a side fails.
  *
  * Targets (reported, not asserted): benchdrop at most half of awk's time, peak
- * RSS at most 150 MB. 1 MB = 10^6 bytes throughout.
+ * RSS at most 150 MB, and the 1 GB file's peak RSS at most 15 % above the
+ * 200 MB Solaris file's (memory flat). The time to read the file and count its
+ * lines in plain Node is the read limit each side is compared with.
+ * 1 MB = 10^6 bytes throughout.
  *
- *   npm run bench:parse -- [--size-mb 200] [--runs 3] [solaris] [linux]
+ *   npm run bench:parse -- [--size-mb 200] [--runs 3] [--big-mb 1000] [--big-runs 2] [solaris] [linux]
+ *
+ * `--big-mb 0` leaves the big file out; it is a Solaris log, so `linux` alone
+ * leaves it out too.
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
@@ -25,12 +34,22 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ensureLog, LOG_KINDS, MB, OUT_DIR, sizeFromArgs, type GeneratedLog, type LogKind } from './generate.ts';
 import type { DeviceMeans, ParseTotals } from './parse-entry.ts';
+import { median, table } from './stats.ts';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIR, '..');
 
 const RATIO_TARGET = 0.5;
 const RSS_TARGET_MB = 150;
+/**
+ * Memory is flat when the big file's peak RSS is at most this much above the
+ * regular file's. Not zero: over a run five times as long the two threads' V8
+ * heaps and malloc arenas settle a few MB higher (measured 83-84 MB at 200 MB,
+ * 91-93 MB at 1 GB; one thread: 60.4 and 61.5 MB), while as little as 8 bytes
+ * kept per line would add 93 MB.
+ */
+const RSS_FLAT_MARGIN = 0.15;
+const BIG_KIND: LogKind = 'solaris';
 const TOLERANCE = 1e-6;
 
 /** Canonical metric -> printed column(s) whose mean it must equal (a sum for derived iops). */
@@ -74,11 +93,26 @@ const LABEL: Record<LogKind, string> = {
 
 const args = process.argv.slice(2);
 const sizeBytes = sizeFromArgs(args);
-const runsAt = args.indexOf('--runs');
-const rounds = runsAt === -1 ? 3 : Number(args[runsAt + 1]);
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--runs must be a positive integer, not ${args[runsAt + 1]}`);
+
+function numberArg(name: string, fallback: number, valid: (n: number) => boolean, what: string): number {
+  const at = args.indexOf(name);
+  if (at === -1) return fallback;
+  const value = Number(args[at + 1]);
+  if (!valid(value)) throw new Error(`${name} must be ${what}, not ${args[at + 1]}`);
+  return value;
+}
+
+const rounds = numberArg('--runs', 3, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
+const bigBytes = Math.round(numberArg('--big-mb', 1000, (n) => Number.isFinite(n) && n >= 0, 'a number of MB (0: no big file)') * MB);
+const bigRounds = numberArg('--big-runs', 2, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
 const chosen = LOG_KINDS.filter((k) => args.includes(k));
 const kinds = chosen.length > 0 ? chosen : LOG_KINDS;
+
+/** The files measured, in order: each kind at the regular size, then the big Solaris log. */
+const plan: { kind: LogKind; bytes: number; rounds: number; big: boolean }[] = [
+  ...kinds.map((kind) => ({ kind, bytes: sizeBytes, rounds, big: false })),
+  ...(bigBytes > sizeBytes && kinds.includes(BIG_KIND) ? [{ kind: BIG_KIND, bytes: bigBytes, rounds: bigRounds, big: true }] : []),
+];
 
 // ---------------------------------------------------------------- helpers
 
@@ -102,22 +136,9 @@ function timed(command: string, commandArgs: readonly string[], what: string): T
   return { ms, stdout: child.stdout };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 function sh(command: string, commandArgs: readonly string[]): string {
   const child = spawnSync(command, commandArgs, { encoding: 'utf8' });
   return `${child.stdout ?? ''}${child.stderr ?? ''}`.trim();
-}
-
-function table(rows: readonly (readonly string[])[], rightAligned: (col: number) => boolean): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows
-    .map((r) => r.map((cell, c) => (rightAligned(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd())
-    .join('\n');
 }
 
 const rel = (path: string): string => relative(ROOT, path) || '.';
@@ -196,6 +217,7 @@ function crossCheck(kind: LogKind, awk: AwkMeans, bd: BenchdropMeans): { problem
 
 interface Result {
   log: GeneratedLog;
+  big: boolean;
   awkMs: number[];
   bdMs: number[];
   countMs: number[];
@@ -208,11 +230,14 @@ interface Result {
 }
 
 async function main(): Promise<number> {
+  const benchStarted = performance.now();
   const awkVersion = sh('awk', ['-W', 'version']).split('\n')[0] || sh('awk', ['--version']).split('\n')[0];
   console.log('benchdrop parsing benchmark (npm run bench:parse)');
   console.log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}; awk: ${awkVersion}`);
   console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes on this machine share its CPUs)`);
-  console.log(`files: ${(sizeBytes / MB).toFixed(0)} MB each, ${rounds} timed round(s) per side, medians reported; 1 MB = 10^6 bytes`);
+  console.log(
+    `files: ${plan.map((f) => `${f.kind} ${(f.bytes / MB).toFixed(0)} MB (${f.rounds} round${f.rounds === 1 ? '' : 's'})`).join(', ')}; each round times every side once; medians reported; 1 MB = 10^6 bytes`,
+  );
 
   const started = performance.now();
   await build({
@@ -236,16 +261,16 @@ async function main(): Promise<number> {
 
   const results: Result[] = [];
   let failed = false;
-  for (const kind of kinds) {
+  for (const { kind, bytes, rounds, big } of plan) {
     const genStarted = performance.now();
-    const log = ensureLog(kind, sizeBytes);
+    const log = ensureLog(kind, bytes);
     console.log(
       `\n${LABEL[kind]}: ${log.reused ? 'reusing' : 'generated'} ${rel(log.path)} (${(log.bytes / MB).toFixed(1)} MB, ${log.lines} lines, ${log.reports} reports x ${log.devices} devices${log.reused ? '' : `, ${((performance.now() - genStarted) / 1000).toFixed(1)} s`})`,
     );
     const awkArgs = ['-f', AWK_SCRIPT[kind], log.path];
     try {
       timed(process.execPath, [countBundle, log.path], 'warm-up read');
-      const r: Result = { log, awkMs: [], bdMs: [], countMs: [], bdInProcessMs: [], rssMB: 0, countLines: 0, totals: undefined as unknown as ParseTotals, compared: 0, problems: [] };
+      const r: Result = { log, big, awkMs: [], bdMs: [], countMs: [], bdInProcessMs: [], rssMB: 0, countLines: 0, totals: undefined as unknown as ParseTotals, compared: 0, problems: [] };
       let awkOut: string | undefined;
       let bdOut: string | undefined;
       for (let round = 1; round <= rounds; round++) {
@@ -291,33 +316,54 @@ async function main(): Promise<number> {
 
   if (results.length > 0) {
     const unmet: string[] = [];
-    const rows: string[][] = [['file', 'size MB', 'awk s', 'benchdrop s', 'paired ratio (<= 0.5)', 'benchdrop MB/s', 'peak RSS MB (<= 150)', 'targets']];
-    const refRows: string[][] = [['file', 'lines', 'node count s', 'node count MB/s', 'benchdrop / count', 'awk / count']];
+    const rows: string[][] = [['file', 'size MB', 'rounds', 'awk s', 'benchdrop s', 'benchdrop MB/s', `benchdrop / awk (<= ${RATIO_TARGET})`, 'benchdrop / line count', `peak RSS MB (<= ${RSS_TARGET_MB})`, 'targets']];
+    const refRows: string[][] = [['file', 'lines', 'line count s', 'line count MB/s', 'benchdrop / line count', 'awk / line count']];
+    const misses = new Map<Result, string[]>(results.map((r) => [r, []]));
+    // Memory flat: the big file's peak RSS against the same platform's regular file.
+    const flatLines: string[] = [];
+    for (const big of results.filter((r) => r.big)) {
+      const regular = results.find((r) => !r.big && r.log.kind === big.log.kind);
+      if (regular === undefined) {
+        flatLines.push(`memory flat: not measured (no ${(sizeBytes / MB).toFixed(0)} MB ${big.log.kind} file to compare ${basename(big.log.path)} with)`);
+        continue;
+      }
+      const limit = regular.rssMB * (1 + RSS_FLAT_MARGIN);
+      const met = big.rssMB <= limit;
+      if (!met) misses.get(big)!.push(`peak RSS ${big.rssMB.toFixed(1)} MB more than ${RSS_FLAT_MARGIN * 100} % above ${regular.rssMB.toFixed(1)} MB at ${(regular.log.bytes / MB).toFixed(0)} MB`);
+      flatLines.push(
+        `memory flat: peak RSS ${regular.rssMB.toFixed(1)} MB at ${(regular.log.bytes / MB).toFixed(0)} MB, ${big.rssMB.toFixed(1)} MB at ${(big.log.bytes / MB).toFixed(0)} MB (x${(big.rssMB / regular.rssMB).toFixed(2)}; target: at most ${RSS_FLAT_MARGIN * 100} % more, <= ${limit.toFixed(1)} MB, and <= ${RSS_TARGET_MB} MB): ${met ? 'met' : 'NOT MET'}`,
+      );
+    }
     for (const r of results) {
       const sizeMB = r.log.bytes / MB;
       const awkS = median(r.awkMs) / 1000;
       const bdS = median(r.bdMs) / 1000;
       const countS = median(r.countMs) / 1000;
-      // Each round runs awk and benchdrop back to back: the median of those paired ratios
-      // is steadier than a ratio of medians when the machine's speed drifts between rounds.
+      // Each round runs the three back to back: the median of a round's ratios is
+      // steadier than a ratio of medians when the machine's speed drifts between rounds.
       const ratio = median(r.bdMs.map((ms, i) => ms / r.awkMs[i]!));
-      const misses: string[] = [];
-      if (ratio > RATIO_TARGET) misses.push(`ratio ${ratio.toFixed(2)} > ${RATIO_TARGET}`);
-      if (r.rssMB > RSS_TARGET_MB) misses.push(`RSS ${r.rssMB.toFixed(0)} MB > ${RSS_TARGET_MB}`);
-      for (const m of misses) unmet.push(`${r.log.kind} ${m}`);
+      const toCount = median(r.bdMs.map((ms, i) => ms / r.countMs[i]!));
+      const own = misses.get(r)!;
+      if (ratio > RATIO_TARGET) own.unshift(`ratio to awk ${ratio.toFixed(2)} > ${RATIO_TARGET}`);
+      if (r.rssMB > RSS_TARGET_MB) own.unshift(`peak RSS ${r.rssMB.toFixed(0)} MB > ${RSS_TARGET_MB}`);
       const name = basename(r.log.path);
-      rows.push([name, sizeMB.toFixed(1), awkS.toFixed(2), bdS.toFixed(2), ratio.toFixed(2), (sizeMB / bdS).toFixed(1), r.rssMB.toFixed(1), misses.length === 0 ? 'met' : 'NOT MET']);
-      refRows.push([name, String(r.countLines), countS.toFixed(2), (sizeMB / countS).toFixed(1), (bdS / countS).toFixed(2), (awkS / countS).toFixed(2)]);
+      for (const m of own) unmet.push(`${name} ${m}`);
+      rows.push([name, sizeMB.toFixed(1), String(r.bdMs.length), awkS.toFixed(2), bdS.toFixed(2), (sizeMB / bdS).toFixed(1), ratio.toFixed(2), toCount.toFixed(2), r.rssMB.toFixed(1), own.length === 0 ? 'met' : 'NOT MET']);
+      refRows.push([name, String(r.countLines), countS.toFixed(2), (sizeMB / countS).toFixed(1), toCount.toFixed(2), median(r.awkMs.map((ms, i) => ms / r.countMs[i]!)).toFixed(2)]);
     }
-    console.log("\nwall time per fresh process, spawn to exit (medians; the ratio is the median of each round's benchdrop / awk):\n");
-    console.log(table(rows, (c) => c > 0 && c < 7));
-    console.log("\nread-limit reference (plain node: read 64 KiB chunks, count '\\n'):\n");
+    console.log("\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio):\n");
+    console.log(table(rows, (c) => c > 0 && c < 9));
+    console.log("\nread-limit reference (plain node reading the file in 64 KiB chunks and counting '\\n'; the ratios say how far each side is from merely reading the file):\n");
     console.log(table(refRows, (c) => c > 0));
-    const complete = results.length === kinds.length;
-    console.log(`\ntargets: ${unmet.length === 0 && complete ? 'all met' : `NOT met: ${[...unmet, ...(complete ? [] : ['a file failed to run'])].join('; ')}`}`);
+    if (flatLines.length > 0) console.log(`\n${flatLines.join('\n')}`);
+    const complete = results.length === plan.length;
+    console.log(`\nload average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; bench:parse took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
+    if (failed) console.log('bench FAILED: see above');
+    console.log(`targets: ${unmet.length === 0 && complete ? 'all met' : `NOT met: ${[...unmet, ...(complete ? [] : ['a file failed to run'])].join('; ')}`}`);
+  } else {
+    console.log('\nbench FAILED: no file was measured');
+    console.log('targets: NOT met: no file was measured');
   }
-  console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  if (failed) console.log('\nbench FAILED: see above');
   return failed ? 1 : 0;
 }
 

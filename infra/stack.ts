@@ -28,6 +28,7 @@ import type { Construct } from 'constructs';
 import { ROUTES } from '../shared/api.ts';
 import { ENV, MB } from '../shared/config.ts';
 import { INDEXES, TABLE_KEY } from '../shared/table.ts';
+import { afterBundlingCommands, LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS, LAMBDA_TARGET } from './bundling.ts';
 import type { StackSettings } from './settings.ts';
 
 /** The tag every resource of a lab carries. */
@@ -93,27 +94,24 @@ function apiAccessLogFormat(): string {
   return `{${[...quoted, '"error":$context.error.messageString'].join(',')}}`;
 }
 
-/** The Node.js runtime and esbuild settings both functions share. */
+/** The Node.js runtime and esbuild settings both functions share (infra/bundling.ts). */
 const RUNTIME = lambda.Runtime.NODEJS_24_X;
 const BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
-  target: 'node24',
-  minify: true,
-  sourceMap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  // The runtime provides the AWS SDK v3.
-  externalModules: ['@aws-sdk/*'],
-  // Bundled CommonJS dependencies that call require() need it in an ES module.
-  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  target: LAMBDA_TARGET,
+  ...LAMBDA_BUNDLING,
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: afterBundlingCommands,
+  },
 };
 
 /** Environment both functions share besides their Powertools service name. */
 const POWERTOOLS_ENV = {
   POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
   POWERTOOLS_LOG_LEVEL: 'INFO',
-  // Stack traces through the bundle's source map.
-  NODE_OPTIONS: '--enable-source-maps',
+  NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
 } as const;
 
 /**

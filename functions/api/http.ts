@@ -6,7 +6,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { MAX_KEY_BYTES, MAX_PAGE, type ApiError } from '../../shared/api.ts';
 import { CompareError, METRIC_SPEC_HELP } from '../../shared/compare.ts';
 import { FORMATS } from '../../shared/model.ts';
@@ -85,18 +85,21 @@ function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, 
 
 const allowedFor = (param: string, where: 'query' | 'body') => (where === 'body' && param === 'device' ? ALLOWED['device_']! : (ALLOWED[param] ?? 'a valid value'));
 
+/** A schema that refuses unknown keys (z.strictObject). */
+type StrictSchema = z.ZodMiniObject<z.core.$ZodLooseShape, z.core.$strict>;
+
 /** The query parameters, validated: unknown ones and bad values are a 400 naming them. */
-export function parseQuery<S extends z.ZodObject>(schema: S, event: ApiEvent): z.output<S> {
+export function parseQuery<S extends StrictSchema>(schema: S, event: ApiEvent): z.output<S> {
   const input: Record<string, unknown> = { ...(event.queryStringParameters ?? {}) };
-  const result = schema.strict().safeParse(input);
+  const result = schema.safeParse(input);
   if (!result.success) throw badRequest(describeIssue(result.error.issues[0]!, input, 'query', Object.keys(schema.shape)));
   return result.data as z.output<S>;
 }
 
 /** The JSON body (parsed by http-json-body-parser), validated like a query. */
-export function parseBody<S extends z.ZodObject>(schema: S, body: unknown): z.output<S> {
+export function parseBody<S extends StrictSchema>(schema: S, body: unknown): z.output<S> {
   const input = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const result = schema.strict().safeParse(body);
+  const result = schema.safeParse(body);
   if (!result.success) throw badRequest(describeIssue(result.error.issues[0]!, input, 'body', Object.keys(schema.shape)));
   return result.data as z.output<S>;
 }

@@ -11,7 +11,9 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
+// zod's mini build: a seventh of the classic one's size, and these three schemas
+// are all this function validates; the classic build was a fifth of its init time.
+import * as z from 'zod/mini';
 import { createDocumentClient, createS3Client, INGEST_DYNAMODB_ATTEMPTS, optionsFromEnv } from '../../shared/aws.ts';
 import { ENV, LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { ingestRecord, type IngestDeps } from '../../shared/ingest.ts';
@@ -19,13 +21,13 @@ import { ingestRecord, type IngestDeps } from '../../shared/ingest.ts';
 const S3Record = z.object({
   eventName: z.string(),
   s3: z.object({
-    bucket: z.object({ name: z.string().min(1) }),
+    bucket: z.object({ name: z.string().check(z.minLength(1)) }),
     object: z.object({
-      key: z.string().min(1),
-      size: z.number().optional(),
-      eTag: z.string().optional(),
-      versionId: z.string().optional(),
-      sequencer: z.string().optional(),
+      key: z.string().check(z.minLength(1)),
+      size: z.optional(z.number()),
+      eTag: z.optional(z.string()),
+      versionId: z.optional(z.string()),
+      sequencer: z.optional(z.string()),
     }),
   }),
 });
