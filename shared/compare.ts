@@ -103,63 +103,99 @@ export interface CompareOptions {
   seed?: number;
 }
 
-type PointKey = string;
-const keyOf = (metric: Metric, reqSize?: number): PointKey => (reqSize === undefined ? metric : `${metric}@${reqSize}`);
-
-/** Point values of one observation for these metrics. */
-function pointsOf(o: Observation, metrics: readonly Metric[]): Map<PointKey, { metric: Metric; req_size?: number; value: number }> {
-  const out = new Map<PointKey, { metric: Metric; req_size?: number; value: number }>();
-  for (const metric of metrics) {
-    const v = o.values[metric];
-    if (v === undefined) continue;
-    if (typeof v === 'number') out.set(keyOf(metric), { metric, value: v });
-    else for (const [size, value] of Object.entries(v)) out.set(keyOf(metric, Number(size)), { metric, req_size: Number(size), value });
-  }
-  return out;
+/** A point of a comparison: a metric, at a request size for diskperf. */
+interface Column {
+  metric: Metric;
+  req_size?: number;
 }
 
-/** Geometric mean per point over a side's observations; zero or negative values make the point unusable. */
-function combine(side: readonly Observation[], metrics: readonly Metric[]): Map<PointKey, { metric: Metric; req_size?: number; value: number; zero: boolean }> {
-  const acc = new Map<PointKey, { metric: Metric; req_size?: number; logSum: number; n: number; zero: boolean }>();
-  for (const o of side) {
-    for (const [key, p] of pointsOf(o, metrics)) {
-      const entry = acc.get(key) ?? { metric: p.metric, ...(p.req_size !== undefined ? { req_size: p.req_size } : {}), logSum: 0, n: 0, zero: false };
-      if (p.value > 0) {
-        entry.logSum += Math.log(p.value);
-        entry.n++;
-      } else entry.zero = true;
-      acc.set(key, entry);
+/**
+ * Both sides laid out once over the union of their points: one row per
+ * observation, one column per point, holding the log of the value (NaN where
+ * the observation has no such point, -Infinity where it measured 0 or less).
+ * pair() and the bootstrap both work from these rows, so no map of points is
+ * built per resample, nor twice per comparison.
+ */
+interface Grid {
+  /** Columns in report order: by metric (in `metrics` order), then request size. */
+  columns: Column[];
+  a: Float64Array[];
+  b: Float64Array[];
+}
+
+function grid(a: readonly Observation[], b: readonly Observation[], metrics: readonly Metric[]): Grid {
+  const found: Column[] = [];
+  // metric -> its column (iostat) or its columns by request size (diskperf).
+  const index = new Map<Metric, number | Map<number, number>>();
+  const columnOf = (metric: Metric, reqSize: number | undefined): number => {
+    let entry = index.get(metric);
+    if (reqSize === undefined) {
+      if (typeof entry !== 'number') index.set(metric, (entry = found.push({ metric }) - 1));
+      return entry;
+    }
+    if (!(entry instanceof Map)) index.set(metric, (entry = new Map()));
+    let column = entry.get(reqSize);
+    if (column === undefined) entry.set(reqSize, (column = found.push({ metric, req_size: reqSize }) - 1));
+    return column;
+  };
+  const cells = (o: Observation) => {
+    const out: [number, number][] = [];
+    for (const metric of metrics) {
+      const v = o.values[metric];
+      if (v === undefined) continue;
+      // null: a value the store could not keep (non-finite), unusable like a 0.
+      if (typeof v === 'number' || v === null) out.push([columnOf(metric, undefined), v ?? 0]);
+      else for (const size in v) out.push([columnOf(metric, Number(size)), v[size as unknown as number]!]);
+    }
+    return out;
+  };
+  const cellsA = a.map(cells);
+  const cellsB = b.map(cells);
+  const metricOrder = new Map(metrics.map((m, i) => [m, i]));
+  const order = found.map((_, i) => i).sort((x, y) => metricOrder.get(found[x]!.metric)! - metricOrder.get(found[y]!.metric)! || (found[x]!.req_size ?? 0) - (found[y]!.req_size ?? 0));
+  const position = new Int32Array(found.length);
+  order.forEach((column, i) => (position[column] = i));
+  const rows = (side: [number, number][][]) =>
+    side.map((list) => {
+      const row = new Float64Array(found.length).fill(NaN);
+      for (const [column, value] of list) row[position[column]!] = value > 0 ? Math.log(value) : -Infinity;
+      return row;
+    });
+  return { columns: order.map((i) => found[i]!), a: rows(cellsA), b: rows(cellsB) };
+}
+
+/** One side at one point: present in some observation, measured 0 by one, geometric mean of the rest. */
+function combineColumn(rows: readonly Float64Array[], j: number): { present: boolean; zero: boolean; value: number } {
+  let present = false;
+  let zero = false;
+  let logSum = 0;
+  let n = 0;
+  for (const row of rows) {
+    const v = row[j]!;
+    if (v !== v) continue;
+    present = true;
+    if (v === -Infinity) zero = true;
+    else {
+      logSum += v;
+      n++;
     }
   }
-  const out = new Map<PointKey, { metric: Metric; req_size?: number; value: number; zero: boolean }>();
-  for (const [key, e] of acc) {
-    const value = e.zero ? 0 : Math.exp(e.logSum / e.n);
-    out.set(key, { metric: e.metric, ...(e.req_size !== undefined ? { req_size: e.req_size } : {}), value, zero: e.zero });
-  }
-  return out;
+  return { present, zero, value: zero ? 0 : Math.exp(logSum / n) };
 }
 
-function pair(a: readonly Observation[], b: readonly Observation[], metrics: readonly Metric[]): ComparisonPoint[] {
-  const ca = combine(a, metrics);
-  const cb = combine(b, metrics);
-  const keys = new Set([...ca.keys(), ...cb.keys()]);
-  const rows: ComparisonPoint[] = [];
-  for (const key of keys) {
-    const pa = ca.get(key);
-    const pb = cb.get(key);
-    const p = (pa ?? pb)!;
-    const row: ComparisonPoint = { metric: p.metric, ...(p.req_size !== undefined ? { req_size: p.req_size } : {}) };
-    if (pa) row.a = pa.value;
-    if (pb) row.b = pb.value;
-    if (!pa) row.excluded = 'missing on A';
-    else if (!pb) row.excluded = 'missing on B';
+function pair(g: Grid): ComparisonPoint[] {
+  return g.columns.map((column, j) => {
+    const pa = combineColumn(g.a, j);
+    const pb = combineColumn(g.b, j);
+    const row: ComparisonPoint = { metric: column.metric, ...(column.req_size !== undefined ? { req_size: column.req_size } : {}) };
+    if (pa.present) row.a = pa.value;
+    if (pb.present) row.b = pb.value;
+    if (!pa.present) row.excluded = 'missing on A';
+    else if (!pb.present) row.excluded = 'missing on B';
     else if (pa.zero || pb.zero) row.excluded = `zero on ${pa.zero && pb.zero ? 'both sides' : pa.zero ? 'A' : 'B'}`;
-    else row.ratio = METRICS[p.metric].direction === 'higher-better' ? pa.value / pb.value : pb.value / pa.value;
-    rows.push(row);
-  }
-  const metricOrder = new Map(metrics.map((m, i) => [m, i]));
-  rows.sort((x, y) => metricOrder.get(x.metric)! - metricOrder.get(y.metric)! || (x.req_size ?? 0) - (y.req_size ?? 0));
-  return rows;
+    else row.ratio = METRICS[column.metric].direction === 'higher-better' ? pa.value / pb.value : pb.value / pa.value;
+    return row;
+  });
 }
 
 function geomean(values: readonly number[]): number {
@@ -167,69 +203,73 @@ function geomean(values: readonly number[]): number {
 }
 
 /**
- * Summary ratios of resampled sides, sorted. Each observation becomes a dense row
- * of log values over the union of points once (NaN missing, -Infinity zero), so an
- * iteration is a few thousand additions: the same geometric means and exclusions
- * as pair(), without its maps (2,000 iterations of 20 runs a side took seconds).
+ * Summary ratios of resampled sides, sorted: each iteration draws every side's
+ * observations with replacement and takes the geometric mean of the point ratios,
+ * with the same exclusions as pair().
+ *
+ * The log of that mean is the mean over points of sign x (mean log A - mean log B).
+ * For a point every observation of both sides measured (a "full" point, the usual
+ * case) the inner means are over all drawn rows, so the sums swap: each row is
+ * reduced once to the sum of its full points, and an iteration adds one number per
+ * drawn row instead of one per point. Points some observations lack or measured
+ * 0 in are summed per iteration, as their count depends on the rows drawn. Same
+ * draws, same intervals as summing every point (to rounding), at a few
+ * milliseconds for 2,000 iterations of 20 runs a side with 66 points.
  */
-function bootstrapRatios(a: readonly Observation[], b: readonly Observation[], metrics: readonly Metric[], iterations: number, random: () => number): number[] {
-  const keys = new Map<PointKey, number>();
-  const signs: number[] = [];
-  const rows = (side: readonly Observation[]) =>
-    side.map((o) => {
-      const points = pointsOf(o, metrics);
-      for (const [key, p] of points) {
-        if (!keys.has(key)) {
-          keys.set(key, keys.size);
-          signs.push(METRICS[p.metric].direction === 'higher-better' ? 1 : -1);
-        }
-      }
-      return points;
-    });
-  const pa = rows(a);
-  const pb = rows(b);
-  const width = keys.size;
-  const dense = (points: ReturnType<typeof pointsOf>[]) =>
-    points.map((map) => {
-      const row = new Float64Array(width).fill(NaN);
-      for (const [key, p] of map) row[keys.get(key)!] = p.value > 0 ? Math.log(p.value) : -Infinity;
-      return row;
-    });
-  const ra = dense(pa);
-  const rb = dense(pb);
-  const sumA = new Float64Array(width);
-  const sumB = new Float64Array(width);
-  const nA = new Int32Array(width);
-  const nB = new Int32Array(width);
-  const accumulate = (rowsOfSide: Float64Array[], sum: Float64Array, n: Int32Array) => {
-    sum.fill(0);
-    n.fill(0);
-    for (let k = 0; k < rowsOfSide.length; k++) {
-      const row = rowsOfSide[Math.floor(random() * rowsOfSide.length)]!;
-      for (let j = 0; j < width; j++) {
-        const v = row[j]!;
-        if (v === v) {
-          sum[j]! += v;
-          n[j]!++;
-        }
-      }
-    }
-  };
-  const out: number[] = [];
+function bootstrapRatios(g: Grid, iterations: number, random: () => number): Float64Array {
+  const width = g.columns.length;
+  const signs = g.columns.map((c) => (METRICS[c.metric].direction === 'higher-better' ? 1 : -1));
+  const everywhere = (rows: readonly Float64Array[], j: number, test: (v: number) => boolean) => rows.every((row) => test(row[j]!));
+  const isFull = (v: number) => Number.isFinite(v);
+  const isAbsent = (v: number) => v !== v;
+  const full: number[] = [];
+  const partial: number[] = [];
+  for (let j = 0; j < width; j++) {
+    if (everywhere(g.a, j, isFull) && everywhere(g.b, j, isFull)) full.push(j);
+    // A point no observation of a side has can never be paired.
+    else if (!everywhere(g.a, j, isAbsent) && !everywhere(g.b, j, isAbsent)) partial.push(j);
+  }
+  const reduce = (rows: readonly Float64Array[]) => Float64Array.from(rows, (row) => full.reduce((sum, j) => sum + signs[j]! * row[j]!, 0));
+  const fullA = reduce(g.a);
+  const fullB = reduce(g.b);
+  const nA = g.a.length;
+  const nB = g.b.length;
+  const drawnA = new Int32Array(nA);
+  const drawnB = new Int32Array(nB);
+  const out = new Float64Array(iterations);
+  let kept = 0;
   for (let i = 0; i < iterations; i++) {
-    accumulate(ra, sumA, nA);
-    accumulate(rb, sumB, nB);
-    let total = 0;
-    let count = 0;
-    for (let j = 0; j < width; j++) {
-      // A zero on a side makes its sum -Infinity: the point is excluded, as in pair().
-      if (nA[j] === 0 || nB[j] === 0 || sumA[j] === -Infinity || sumB[j] === -Infinity) continue;
-      total += signs[j]! * (sumA[j]! / nA[j]! - sumB[j]! / nB[j]!);
+    let sumA = 0;
+    for (let k = 0; k < nA; k++) sumA += fullA[(drawnA[k] = Math.floor(random() * nA))]!;
+    let sumB = 0;
+    for (let k = 0; k < nB; k++) sumB += fullB[(drawnB[k] = Math.floor(random() * nB))]!;
+    let total = full.length > 0 ? sumA / nA - sumB / nB : 0;
+    let count = full.length;
+    for (const j of partial) {
+      const a = meanOfDrawn(g.a, drawnA, j);
+      const b = meanOfDrawn(g.b, drawnB, j);
+      // No drawn row has the point, or one measured 0: excluded, as in pair().
+      if (a !== a || b !== b || a === -Infinity || b === -Infinity) continue;
+      total += signs[j]! * (a - b);
       count++;
     }
-    if (count > 0) out.push(Math.exp(total / count));
+    if (count > 0) out[kept++] = Math.exp(total / count);
   }
-  return out.sort((x, y) => x - y);
+  return out.subarray(0, kept).sort();
+}
+
+/** Mean log value of column j over the drawn rows that have it: NaN for none, -Infinity when one measured 0. */
+function meanOfDrawn(rows: readonly Float64Array[], drawn: Int32Array, j: number): number {
+  let sum = 0;
+  let n = 0;
+  for (let k = 0; k < drawn.length; k++) {
+    const v = rows[drawn[k]!]![j]!;
+    if (v === v) {
+      sum += v;
+      n++;
+    }
+  }
+  return n === 0 ? NaN : sum / n;
 }
 
 /** A small deterministic PRNG (mulberry32): the same data always gives the same interval. */
@@ -243,7 +283,7 @@ function prng(seed: number): () => number {
   };
 }
 
-function percentile(sorted: readonly number[], q: number): number {
+function percentile(sorted: ArrayLike<number>, q: number): number {
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
@@ -284,7 +324,8 @@ export function compareSelections(a: readonly Observation[], b: readonly Observa
   const oa = sideObs(a);
   const ob = sideObs(b);
 
-  const rows = pair(oa, ob, metrics);
+  const points = grid(oa, ob, metrics);
+  const rows = pair(points);
   const paired = rows.filter((r) => r.ratio !== undefined);
   const excluded = rows.filter((r) => r.excluded !== undefined);
   const ratios = paired.map((r) => r.ratio!);
@@ -313,7 +354,7 @@ export function compareSelections(a: readonly Observation[], b: readonly Observa
   if (ratio === null) ciNote = 'no point could be paired';
   else if (oa.length < 2 || ob.length < 2) ciNote = `no interval: it needs at least 2 runs on each side (A has ${oa.length}, B has ${ob.length})`;
   else {
-    const samples = bootstrapRatios(oa, ob, metrics, iterations, prng(seed));
+    const samples = bootstrapRatios(points, iterations, prng(seed));
     if (samples.length > 0) ci = { level: 0.95, low: percentile(samples, 0.025), high: percentile(samples, 0.975), method: 'bootstrap', iterations, seed };
   }
   const significant = ci === null ? null : ci.low > 1 || ci.high < 1;
