@@ -85,10 +85,19 @@ function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, 
 
 const allowedFor = (param: string, where: 'query' | 'body') => (where === 'body' && param === 'device' ? ALLOWED['device_']! : (ALLOWED[param] ?? 'a valid value'));
 
+const strictSchemas = new WeakMap<z.ZodObject, z.ZodObject>();
+
+/** The schema refusing unknown keys, built once: zod builds (and compiles) a new schema on every strict() call: 0.2 ms a request, against 0.01 ms to parse. */
+function strict(schema: z.ZodObject): z.ZodObject {
+  let out = strictSchemas.get(schema);
+  if (out === undefined) strictSchemas.set(schema, (out = schema.strict()));
+  return out;
+}
+
 /** The query parameters, validated: unknown ones and bad values are a 400 naming them. */
 export function parseQuery<S extends z.ZodObject>(schema: S, event: ApiEvent): z.output<S> {
   const input: Record<string, unknown> = { ...(event.queryStringParameters ?? {}) };
-  const result = schema.strict().safeParse(input);
+  const result = strict(schema).safeParse(input);
   if (!result.success) throw badRequest(describeIssue(result.error.issues[0]!, input, 'query', Object.keys(schema.shape)));
   return result.data as z.output<S>;
 }
@@ -96,7 +105,7 @@ export function parseQuery<S extends z.ZodObject>(schema: S, event: ApiEvent): z
 /** The JSON body (parsed by http-json-body-parser), validated like a query. */
 export function parseBody<S extends z.ZodObject>(schema: S, body: unknown): z.output<S> {
   const input = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const result = schema.strict().safeParse(body);
+  const result = strict(schema).safeParse(body);
   if (!result.success) throw badRequest(describeIssue(result.error.issues[0]!, input, 'body', Object.keys(schema.shape)));
   return result.data as z.output<S>;
 }
