@@ -13,7 +13,7 @@
  * the difference is significant when the interval excludes 1. The answer ends in
  * one plain sentence, benchstat-style honest about what it could not say.
  */
-import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_GROUPS, METRICS, type Metric, type MetricGroup } from './metrics.ts';
+import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_GROUPS, METRICS, type DiskperfMetric, type Metric, type MetricGroup } from './metrics.ts';
 import type { Format } from './model.ts';
 
 export interface Observation {
@@ -21,8 +21,11 @@ export interface Observation {
   runId: string;
   device: string;
   format: Format;
-  /** diskperf: values by metric and request size; iostat: summary means by metric. */
-  values: Partial<Record<Metric, number | Record<number, number>>>;
+  /**
+   * diskperf: values by metric and request size (a Map: request sizes as object
+   * keys would make V8 keep a slow dictionary per metric); iostat: summary means.
+   */
+  values: Partial<Record<Metric, number | ReadonlyMap<number, number>>>;
   /** iostat: samples behind the means (a mean of one sample, or of the since-boot report, is weak). */
   samples?: number;
   sinceBootOnly?: boolean;
@@ -138,30 +141,30 @@ function grid(a: readonly Observation[], b: readonly Observation[], metrics: rea
     if (column === undefined) entry.set(reqSize, (column = found.push({ metric, req_size: reqSize }) - 1));
     return column;
   };
-  const cells = (o: Observation) => {
-    const out: [number, number][] = [];
+  /** Every point of an observation, with its column (first seen, first numbered). */
+  const each = (o: Observation, visit: (column: number, value: number) => void) => {
     for (const metric of metrics) {
       const v = o.values[metric];
       if (v === undefined) continue;
       // null: a value the store could not keep (non-finite), unusable like a 0.
-      if (typeof v === 'number' || v === null) out.push([columnOf(metric, undefined), v ?? 0]);
-      else for (const size in v) out.push([columnOf(metric, Number(size)), v[size as unknown as number]!]);
+      if (typeof v === 'number' || v === null) visit(columnOf(metric, undefined), v ?? 0);
+      else for (const [size, value] of v) visit(columnOf(metric, size), value);
     }
-    return out;
   };
-  const cellsA = a.map(cells);
-  const cellsB = b.map(cells);
+  const noop = () => undefined;
+  for (const o of a) each(o, noop);
+  for (const o of b) each(o, noop);
   const metricOrder = new Map(metrics.map((m, i) => [m, i]));
   const order = found.map((_, i) => i).sort((x, y) => metricOrder.get(found[x]!.metric)! - metricOrder.get(found[y]!.metric)! || (found[x]!.req_size ?? 0) - (found[y]!.req_size ?? 0));
   const position = new Int32Array(found.length);
   order.forEach((column, i) => (position[column] = i));
-  const rows = (side: [number, number][][]) =>
-    side.map((list) => {
+  const rows = (side: readonly Observation[]) =>
+    side.map((o) => {
       const row = new Float64Array(found.length).fill(NaN);
-      for (const [column, value] of list) row[position[column]!] = value > 0 ? Math.log(value) : -Infinity;
+      each(o, (column, value) => (row[position[column]!] = value > 0 ? Math.log(value) : -Infinity));
       return row;
     });
-  return { columns: order.map((i) => found[i]!), a: rows(cellsA), b: rows(cellsB) };
+  return { columns: order.map((i) => found[i]!), a: rows(a), b: rows(b) };
 }
 
 /** One side at one point: present in some observation, measured 0 by one, geometric mean of the rest. */
@@ -405,7 +408,7 @@ function asThroughput(o: Observation): Observation {
   const collect = (metrics: readonly Metric[]) =>
     metrics.flatMap((m) => {
       const v = o.values[m];
-      return v === undefined || typeof v === 'number' ? [] : Object.values(v).filter((x) => x > 0);
+      return v === undefined || typeof v === 'number' ? [] : [...v.values()].filter((x) => x > 0);
     });
   const reads = collect(['fwd_rd', 'bwd_rd', 'rnd_rd']);
   const writes = collect(['fwd_wt', 'bwd_wt', 'rnd_wt']);
@@ -417,8 +420,19 @@ function asThroughput(o: Observation): Observation {
 
 /** A diskperf run as an observation (from a parsed run or a stored one). */
 export function diskperfObservation(runId: string, device: string, rows: readonly { req_size: number; values: Partial<Record<Metric, number>> }[]): Observation {
-  const values: Partial<Record<Metric, Record<number, number>>> = {};
-  for (const row of rows) for (const [metric, v] of Object.entries(row.values) as [Metric, number][]) (values[metric] ??= {})[row.req_size] = v;
+  const values: Partial<Record<Metric, Map<number, number>>> = {};
+  for (const row of rows) for (const [metric, v] of Object.entries(row.values) as [Metric, number][]) (values[metric] ??= new Map()).set(row.req_size, v);
+  return { runId, device, format: 'diskperf', values };
+}
+
+/** The same from a table column-wise (as the store packs it): request sizes, and each metric's values by row (undefined: not measured). */
+export function diskperfColumnsObservation(runId: string, device: string, sizes: readonly number[], columns: Partial<Record<DiskperfMetric, readonly (number | undefined)[]>>): Observation {
+  const values: Partial<Record<Metric, Map<number, number>>> = {};
+  for (const [metric, column] of Object.entries(columns) as [DiskperfMetric, (number | undefined)[]][]) {
+    const byReqSize = new Map<number, number>();
+    for (let i = 0; i < sizes.length; i++) if (column[i] !== undefined) byReqSize.set(sizes[i]!, column[i]!);
+    if (byReqSize.size > 0) values[metric] = byReqSize;
+  }
   return { runId, device, format: 'diskperf', values };
 }
 

@@ -33,12 +33,12 @@
  */
 import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DeviceEntry, RunDetail, RunListing, UploadListing } from '../api.ts';
-import { diskperfObservation, iostatObservation, type Observation } from '../compare.ts';
+import { diskperfColumnsObservation, diskperfObservation, iostatObservation, type Observation } from '../compare.ts';
 import type { Format } from '../model.ts';
 import { globToRegExp, matches, planSelector, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK } from './keys.ts';
-import { UPLOAD_STATUSES, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type UploadRecord, type UploadStatus } from './records.ts';
+import { runRecord, unpackRows, UPLOAD_STATUSES, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type UploadRecord, type UploadStatus } from './records.ts';
 
 export interface ReadStore {
   db: DynamoDBDocumentClient;
@@ -65,6 +65,19 @@ export class ReadLimitError extends Error {
 
 /** What a byDevice entry is: a diskperf run (its META) or an iostat series. */
 type IndexedItem = DiskperfRunItem | SeriesItem;
+
+/**
+ * What a selector reads of a byDevice entry: enough to match its terms and build
+ * its observation. A run's metadata, source and warnings stay behind (read units
+ * are the same, the answer and its parsing are smaller).
+ */
+const CANDIDATE_ATTRIBUTES = ['type', 'runId', 'label', 'device', 'host', 'tags', 'context', 'packedRows', 'rows', 'summary'] as const;
+type CandidateItem = Pick<DiskperfRunItem, 'type' | 'runId' | 'label' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'> | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'host' | 'tags' | 'summary'>;
+
+/** A ProjectionExpression of these attributes, every name aliased (some are reserved words). */
+function projection(attributes: readonly string[]): { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } {
+  return { ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '), ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#p${i}`, a])) };
+}
 
 /** The part of a run's META the readers need beside an iostat series. */
 interface RunHead {
@@ -142,7 +155,7 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
  */
 export class ReadSession {
   private readonly labelLists = new Map<string, Promise<string[]>>();
-  private readonly byDevice = new Map<string, Promise<IndexedItem[]>>();
+  private readonly byDevice = new Map<string, Promise<CandidateItem[]>>();
   private readonly heads = new Map<string, Promise<RunHead | undefined>>();
 
   constructor(readonly store: ReadStore) {}
@@ -161,13 +174,19 @@ export class ReadSession {
     return list;
   }
 
-  /** Every byDevice entry of a label (at most MAX_CANDIDATES + 1: more is an error for the caller). */
-  indexed(label: string): Promise<IndexedItem[]> {
+  /** Every byDevice entry of a label, with what a selector needs of it (at most MAX_CANDIDATES + 1: more is an error for the caller). */
+  indexed(label: string): Promise<CandidateItem[]> {
     let items = this.byDevice.get(label);
     if (items === undefined) {
-      items = queryItems<IndexedItem>(
+      items = queryItems<CandidateItem>(
         this.store,
-        { IndexName: INDEXES.byDevice.name, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': devicePk(label) }, ScanIndexForward: false },
+        {
+          IndexName: INDEXES.byDevice.name,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': devicePk(label) },
+          ...projection(CANDIDATE_ATTRIBUTES),
+          ScanIndexForward: false,
+        },
         MAX_CANDIDATES + 1,
       );
       this.byDevice.set(label, items);
@@ -300,7 +319,7 @@ export async function getRun(store: ReadStore, runId: string): Promise<RunDetail
   const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK } }));
   const run = meta.Item as RunItem | undefined;
   if (run === undefined) return undefined;
-  if (run.format !== 'iostat') return { run, series: [] };
+  if (run.format !== 'iostat') return { run: runRecord(run), series: [] };
   const series = await queryItems<SeriesItem>(
     store,
     { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': 'SERIES#' } },
@@ -368,10 +387,14 @@ interface Found {
   observation: () => Observation;
 }
 
-function diskperfFound(run: DiskperfRunItem): Found {
+function diskperfFound(run: Pick<DiskperfRunItem, 'runId' | 'label' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'>): Found {
   return {
     candidate: { device: run.label, runId: run.runId, ...(run.host !== undefined ? { host: run.host } : {}), format: 'diskperf', tags: run.tags ?? {}, context: run.context ?? [] },
-    observation: () => diskperfObservation(run.runId, run.label, run.rows),
+    observation: () => {
+      if (run.packedRows === undefined) return diskperfObservation(run.runId, run.label, run.rows ?? []);
+      const { sizes, columns } = unpackRows(run.packedRows);
+      return diskperfColumnsObservation(run.runId, run.label, sizes, columns);
+    },
   };
 }
 
@@ -414,7 +437,7 @@ async function deviceCandidates(session: ReadSession, selector: Selector, plan: 
   // Terms other than context~ are checked before the runs' METAs are read, so only survivors cost a read.
   const early: Selector = { text: selector.text, terms: selector.terms.filter((t: Term) => t.kind !== 'context') };
   const found: Found[] = [];
-  const series: SeriesItem[] = [];
+  const series: Extract<CandidateItem, { type: 'series' }>[] = [];
   for (const item of items) {
     if (item.type === 'run') found.push(diskperfFound(item));
     else if (matches(early, { device: item.device, runId: item.runId, ...(item.host !== undefined ? { host: item.host } : {}), format: 'iostat', tags: item.tags ?? {}, context: [] })) series.push(item);
