@@ -6,7 +6,7 @@ import { DISKPERF_METRICS, type DiskperfMetric, type IostatMetric } from '../met
 import type { DiskperfRun, IostatColumn, IostatRun, IostatSample, MetricSummary, Run } from '../model.ts';
 import { seriesLabel } from '../labels.ts';
 import { metricValues } from '../parsers/iostat-layout.ts';
-import { chunkSk, devicePk, deviceSk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
+import { chunkSk, devicePk, deviceSk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, tagKey, uploadPk, uploadSk } from './keys.ts';
 
 export const UPLOAD_STATUSES = ['processing', 'ready', 'failed', 'deleted'] as const;
 export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
@@ -159,6 +159,44 @@ export interface SeriesItem {
   summary: StoredSeries['summary'];
   gsi1pk: string;
   gsi1sk: string;
+}
+
+/**
+ * One tag of a run, in the run's partition (so deleting the run deletes it) and
+ * indexed by tag: a tag selector reads the runs that carry the tag, not every
+ * device's. It names the run and what a selector can check before reading it.
+ */
+export interface TagItem {
+  pk: string;
+  sk: string;
+  type: 'tag';
+  runId: string;
+  format: Run['format'];
+  /** The run's label (iostat series are `<label>/<native>`). */
+  label: string;
+  host?: string;
+  /** Every tag of the run, for the selector's other tag terms. */
+  tags: Record<string, string>;
+  time: string;
+  gsi3pk: string;
+  gsi3sk: string;
+}
+
+/** The TAG items of a run (none for an untagged one): written with its index entries, before its META. */
+export function runTagItems(run: RunItem): TagItem[] {
+  return Object.entries(run.tags).map(([key, value]) => ({
+    pk: runPk(run.runId),
+    sk: tagKey(key, value),
+    type: 'tag',
+    runId: run.runId,
+    format: run.format,
+    label: run.label,
+    ...(run.host !== undefined ? { host: run.host } : {}),
+    tags: run.tags,
+    time: run.time,
+    gsi3pk: tagKey(key, value),
+    gsi3sk: deviceSk(run.time, run.runId),
+  }));
 }
 
 /**

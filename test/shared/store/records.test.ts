@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DiskperfRun, IostatRun, IostatSample } from '../../../shared/model.ts';
 import { parseText } from '../../../shared/parsers/index.ts';
-import { ChunkBuilder, chunkSamples, diskperfRows, diskperfRunItem, numberText, packRows, runRecord, type ChunkItem, type DiskperfRunItem } from '../../../shared/store/records.ts';
+import { ChunkBuilder, chunkSamples, diskperfRows, diskperfRunItem, numberText, packRows, runRecord, runTagItems, type ChunkItem, type DiskperfRunItem } from '../../../shared/store/records.ts';
 
 const LINUX = `Linux 5.15.0 (h) \t01/15/2024 \t_x86_64_\t(4 CPU)
 
@@ -127,5 +127,31 @@ describe('diskperf tables', () => {
     expect(diskperfRows(legacy)).toEqual(rows);
     expect(runRecord(legacy)).toEqual({ format: 'diskperf', rows });
     expect(runRecord({ format: 'diskperf', packedRows: packRows(rows) } as unknown as DiskperfRunItem)).toEqual({ format: 'diskperf', rows });
+  });
+});
+
+describe('tag items', () => {
+  it('a run gets one TAG item per tag, in its own partition, indexed by tag and newest first; an untagged run none', async () => {
+    const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
+    const run = (await parseText(readFileSync(FIXTURE, 'utf8'))).runs[0] as DiskperfRun;
+    const source = { bucket: 'b', key: 'k', version: 'v' };
+    const tags = { interface: 'SAS', rpm: '10000' };
+    const item = diskperfRunItem(run, { runId: 'r0', label: 'sas10k', tags, source, ingestedAt: '2024-01-01T00:00:00Z' });
+    expect(runTagItems(item)).toEqual(
+      ['interface=SAS', 'rpm=10000'].map((tag) => ({
+        pk: 'RUN#r0',
+        sk: `TAG#${tag}`,
+        type: 'tag',
+        runId: 'r0',
+        format: 'diskperf',
+        label: 'sas10k',
+        host: 'IRIS',
+        tags,
+        time: '2020-04-03T21:10:13',
+        gsi3pk: `TAG#${tag}`,
+        gsi3sk: '2020-04-03T21:10:13#r0',
+      })),
+    );
+    expect(runTagItems({ ...item, tags: {} })).toEqual([]);
   });
 });
