@@ -46,7 +46,7 @@ import type { DiskperfRun } from '../shared/model.ts';
 import { parseText } from '../shared/parsers/index.ts';
 import { BatchWriter } from '../shared/store/batch.ts';
 import { DEVICES_PK, runId } from '../shared/store/keys.ts';
-import { diskperfRunItem } from '../shared/store/records.ts';
+import { diskperfRunItem, runTagItems } from '../shared/store/records.ts';
 import { startEmulators, type Emulators } from '../test/support/emulators.ts';
 import { lambdaContext } from '../test/support/lambda.ts';
 import { table } from './stats.ts';
@@ -60,6 +60,7 @@ const LABELS = 200;
 const TARGETS = { a: 'bench-a', b: 'bench-b' } as const;
 const TARGET_RUNS = 20;
 const OTHER_LABELS = Array.from({ length: LABELS - 2 }, (_, i) => `dev-${String(i).padStart(3, '0')}`);
+const OTHER_INTERFACES = ['SATA', 'NVMe', 'FC'];
 const CONCURRENCY = 16;
 const TIMEOUT_S = 30;
 const P99_TARGET_MS = 100;
@@ -127,8 +128,14 @@ function runItem(n: number, label: string, template: DiskperfRun, random: () => 
       values: Object.fromEntries(Object.entries(row.values).map(([metric, v]) => [metric, Math.round((v as number) * bias * (0.95 + 0.1 * random()) * 1000) / 1000])),
     })),
   };
-  const tags: Record<string, string> = label === TARGETS.a ? { interface: 'SAS' } : label === TARGETS.b ? { interface: 'SCSI' } : {};
-  return diskperfRunItem(run, { runId: id, label, tags, source: { bucket: BUCKET, key, version }, ingestedAt: new Date(T0 + n * 60_000 + 5_000).toISOString() });
+  return diskperfRunItem(run, { runId: id, label, tags: tagsOf(label), source: { bucket: BUCKET, key, version }, ingestedAt: new Date(T0 + n * 60_000 + 5_000).toISOString() });
+}
+
+/** The targets' interfaces are theirs alone; every other label carries one of three others (unrelated entries in the tag index). */
+function tagsOf(label: string): Record<string, string> {
+  if (label === TARGETS.a) return { interface: 'SAS' };
+  if (label === TARGETS.b) return { interface: 'SCSI' };
+  return { interface: OTHER_INTERFACES[Number(label.slice(4)) % OTHER_INTERFACES.length]! };
 }
 
 /** Write runs until the table holds `total`; the first call also writes the target labels' runs and every DEVICES item. */
@@ -141,6 +148,8 @@ async function seed(env: Emulators, seeder: Seeder, total: number, fixtures: Dis
     const list = seeder.ids.get(label) ?? [];
     list.push(item.runId);
     seeder.ids.set(label, list);
+    // As ingestion writes a run: its TAG items, then its META.
+    for (const tag of runTagItems(item)) writer.put(tag);
     writer.put(item);
   };
   if (seeder.count === 0) {
@@ -334,7 +343,7 @@ function closeServer(server: Server): Promise<void> {
 const f = (n: number, digits = 1) => n.toFixed(digits);
 
 async function main(): Promise<number> {
-  const env = await startEmulators({ tableName: 'benchdrop-api-bench', bucket: 'benchdrop-api-bench-drop' });
+  const env = await startEmulators({ tableName: 'benchdrop-api-bench', bucket: 'benchdrop-api-bench-drop', dynaliteProcess: true });
   let server: Server | undefined;
   let failed = false;
   const results: Result[] = [];
