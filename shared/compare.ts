@@ -13,6 +13,7 @@
  * the difference is significant when the interval excludes 1. The answer ends in
  * one plain sentence, benchstat-style honest about what it could not say.
  */
+import { createHash } from 'node:crypto';
 import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_GROUPS, METRICS, type DiskperfMetric, type Metric, type MetricGroup } from './metrics.ts';
 import type { Format } from './model.ts';
 
@@ -276,6 +277,32 @@ function meanOfDrawn(side: { has: Uint8Array; zero: Uint8Array; sum: Float64Arra
     n++;
   }
   return n === 0 ? NaN : sum / n;
+}
+
+/**
+ * A digest of everything an answer is computed from: both sides' observations in
+ * order (ids, formats, every value, sample counts) and the options. Equal digests,
+ * equal answers, so a cache of answers keyed by it can never hand out one that
+ * its data no longer gives: a run added, removed or re-ingested with other values
+ * is another key.
+ */
+export function comparisonKey(a: readonly Observation[], b: readonly Observation[], options: CompareOptions = {}): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify([options.metric ?? 'all', options.labels ?? null, options.selectors ?? null, options.iterations ?? null, options.seed ?? null]));
+  for (const [name, side] of [['A', a], ['B', b]] as const) {
+    hash.update(`\n${name} ${side.length}`);
+    for (const o of side) {
+      let text = `\n${o.runId}\t${o.device}\t${o.format}\t${o.samples ?? ''}\t${o.sinceBootOnly === true}`;
+      for (const [metric, v] of Object.entries(o.values)) {
+        // String() of a number is exact: the shortest text that reads back as the same double.
+        text += `\t${metric}=`;
+        if (typeof v === 'number' || v === null) text += String(v);
+        else for (const [size, value] of v) text += `${size}:${value},`;
+      }
+      hash.update(text);
+    }
+  }
+  return hash.digest('base64url');
 }
 
 /** A small deterministic PRNG (mulberry32): the same data always gives the same interval. */

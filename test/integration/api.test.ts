@@ -563,6 +563,39 @@ describe('uploads', () => {
   });
 });
 
+// ---------------------------------------------------------------- answers
+
+describe('comparison answers', () => {
+  it('are reused only for the same data: a new run is a new answer, and the cache can be turned off', async () => {
+    const u = uid();
+    await ingest(`cache-a-${u}/redux.txt`, REDUX);
+    await ingest(`cache-b-${u}/sync.txt`, SYNC_10M);
+    const query = { a: `cache-a-${u}`, b: `cache-b-${u}` };
+    const first = await get<Comparison>('/compare', query);
+    expect(first.headers['x-benchdrop-answer']).toBe('computed');
+    const second = await get<Comparison>('/compare', query);
+    expect(second.headers['x-benchdrop-answer']).toBe('cached');
+    expect(second.text).toBe(first.text);
+    expect(second.body.ratio!.toFixed(2)).toBe('1.90');
+
+    // Another run on a side: the data read differs, so the answer is computed again.
+    await ingest(`cache-a-${u}/redux-again.txt`, REDUX);
+    const third = await get<Comparison>('/compare', query);
+    expect(third.headers['x-benchdrop-answer']).toBe('computed');
+    expect(third.body.a.runs).toBe(2);
+    expect(third.body.ci).toBeNull();
+
+    setApiDeps({ ...deps, cacheAnswers: false });
+    try {
+      const uncached = await get<Comparison>('/compare', query);
+      expect(uncached.headers['x-benchdrop-answer']).toBe('computed');
+      expect(uncached.text).toBe(third.text);
+    } finally {
+      setApiDeps(deps);
+    }
+  });
+});
+
 // ---------------------------------------------------------------- tags
 
 describe('tag selectors', () => {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compareSelections, CompareError, diskperfObservation, iostatObservation, metricsOf, type Observation } from '../../shared/compare.ts';
+import { compareSelections, CompareError, comparisonKey, diskperfObservation, iostatObservation, metricsOf, type Observation } from '../../shared/compare.ts';
 import type { DiskperfRun, IostatRun } from '../../shared/model.ts';
 import { parseText } from '../../shared/parsers/index.ts';
 
@@ -167,5 +167,28 @@ describe('statistics by hand', () => {
     expect(c.byMetric.read_kBps!.ratio).toBeCloseTo(2, 10);
     expect(c.byMetric.write_kBps!.ratio).toBeCloseTo(0.5, 10);
     expect(c.warnings[0]).toMatch(/only read and write throughput are compared/);
+  });
+});
+
+describe('the key of an answer', () => {
+  const run = (id: string, fwd: number) => diskperfObservation(id, 'disk', [{ req_size: 4096, values: { fwd_wt: fwd, fwd_rd: 2 } }, { req_size: 8192, values: { fwd_wt: 3 } }]);
+
+  it('is the same for the same observations and options, however they were built', () => {
+    expect(comparisonKey([run('a', 1)], [run('b', 2)], { metric: 'write' })).toBe(comparisonKey([run('a', 1)], [run('b', 2)], { metric: 'write' }));
+  });
+
+  it('changes with any value, run, order or option the answer depends on', () => {
+    const key = comparisonKey([run('a', 1), run('c', 1)], [run('b', 2)]);
+    const others = [
+      comparisonKey([run('a', 1.0000000000000002), run('c', 1)], [run('b', 2)]),
+      comparisonKey([run('a', 1), run('d', 1)], [run('b', 2)]),
+      comparisonKey([run('a', 1)], [run('b', 2)]),
+      comparisonKey([run('c', 1), run('a', 1)], [run('b', 2)]),
+      comparisonKey([run('a', 1)], [run('c', 1), run('b', 2)]),
+      comparisonKey([run('a', 1), run('c', 1)], [run('b', 2)], { metric: 'write' }),
+      comparisonKey([run('a', 1), run('c', 1)], [run('b', 2)], { selectors: { a: 'x', b: 'y' } }),
+      comparisonKey([run('a', 1), run('c', 1)], [{ ...run('b', 2), samples: 3 }]),
+    ];
+    expect(new Set([key, ...others]).size).toBe(others.length + 1);
   });
 });
