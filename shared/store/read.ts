@@ -464,7 +464,13 @@ async function tagCandidates(session: ReadSession, selector: Selector, tag: stri
     session.store,
     { IndexName: INDEXES.byTag.name, KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': tag }, ...projection(TAG_ENTRY_ATTRIBUTES), ScanIndexForward: false },
     MAX_CANDIDATES + 1,
-  );
+  ).catch((error: unknown) => {
+    // A table made before the tag index (a local lab's data folder): say so in the log, not just "internal error".
+    if ((error as { name?: string }).name === 'ValidationException' && /specified index/.test((error as Error).message)) {
+      throw new Error(`table ${session.store.tableName} has no ${INDEXES.byTag.name} index (it was created before tag lookups existed): recreate it from shared/table.ts (the local lab: npm start -- --fresh)`, { cause: error });
+    }
+    throw error;
+  });
   if (entries.length > MAX_CANDIDATES) throw new ReadLimitError(`"${selector.text}" reaches more than ${MAX_CANDIDATES} runs; narrow it (device, run=ID)`);
   const checkable = (format: Format): Selector => ({ text: selector.text, terms: selector.terms.filter((t) => t.kind !== 'context' && (t.kind !== 'device' || format === 'diskperf')) });
   const early = { diskperf: checkable('diskperf'), iostat: checkable('iostat') };

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
@@ -22,7 +23,9 @@ import type { Comparison } from '../../shared/compare.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { devicePk, deviceSk, runId, runPk, seriesSk, tagKey } from '../../shared/store/keys.ts';
-import { MAX_OBSERVATIONS } from '../../shared/store/read.ts';
+import { MAX_OBSERVATIONS, resolveSelector } from '../../shared/store/read.ts';
+import { parseSelector } from '../../shared/selectors.ts';
+import { createTableInput, INDEXES } from '../../shared/table.ts';
 import { startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
 import { lambdaContext } from '../support/lambda.ts';
 
@@ -657,6 +660,19 @@ describe('tag selectors', () => {
       setApiDeps(deps);
     }
   }, 30_000);
+
+  it('on a table made before the tag index, fail with a message saying so', async () => {
+    const tableName = `before-tags-${uid()}`;
+    const input = createTableInput(tableName);
+    const kept = input.GlobalSecondaryIndexes!.filter((i) => i.IndexName !== INDEXES.byTag.name);
+    const admin = new DynamoDBClient({ region: 'us-east-1', endpoint: env.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      await admin.send(new CreateTableCommand({ ...input, GlobalSecondaryIndexes: kept, AttributeDefinitions: input.AttributeDefinitions!.filter((a) => a.AttributeName !== INDEXES.byTag.partitionKey && a.AttributeName !== INDEXES.byTag.sortKey) }));
+    } finally {
+      admin.destroy();
+    }
+    await expect(resolveSelector({ db: env.db, tableName }, parseSelector('tag.interface=SAS'))).rejects.toThrow(`table ${tableName} has no byTag index`);
+  });
 });
 
 // ---------------------------------------------------------------- reads
