@@ -5,7 +5,7 @@
  *
  *   GET  /devices                      { devices: DeviceEntry[] }
  *   GET  /runs?device=GLOB&format=F    { runs: RunListing[] }
- *   GET  /runs/{id}                    { run: RunItem, series: SeriesItem[] }
+ *   GET  /runs/{id}                    { run: RunRecord, series: SeriesItem[] }
  *   GET  /compare?a=SEL&b=SEL&metric=M Comparison (shared/compare.ts)
  *   GET  /uploads?status=S             { uploads: UploadListing[] }
  *   POST /uploads {key, size, device?, tags?}  PresignedUpload
@@ -20,7 +20,7 @@ import { FORBIDDEN_IN_LABELS, MAX_LABEL_LENGTH } from './labels.ts';
 import { FORMATS } from './model.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from './selectors.ts';
 import { KEY_SEPARATOR } from './store/keys.ts';
-import { UPLOAD_STATUSES, type RunItem, type SeriesItem, type UploadStatus } from './store/records.ts';
+import { UPLOAD_STATUSES, type RunRecord, type SeriesItem, type UploadStatus } from './store/records.ts';
 
 export const ROUTES = {
   devices: 'GET /devices',
@@ -103,7 +103,7 @@ export interface RunListing {
 }
 
 export interface RunDetail {
-  run: RunItem;
+  run: RunRecord;
   series: SeriesItem[];
 }
 

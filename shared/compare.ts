@@ -13,7 +13,8 @@
  * the difference is significant when the interval excludes 1. The answer ends in
  * one plain sentence, benchstat-style honest about what it could not say.
  */
-import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_GROUPS, METRICS, type Metric, type MetricGroup } from './metrics.ts';
+import { createHash } from 'node:crypto';
+import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_GROUPS, METRICS, type DiskperfMetric, type Metric, type MetricGroup } from './metrics.ts';
 import type { Format } from './model.ts';
 
 export interface Observation {
@@ -21,8 +22,11 @@ export interface Observation {
   runId: string;
   device: string;
   format: Format;
-  /** diskperf: values by metric and request size; iostat: summary means by metric. */
-  values: Partial<Record<Metric, number | Record<number, number>>>;
+  /**
+   * diskperf: values by metric and request size (a Map: request sizes as object
+   * keys would make V8 keep a slow dictionary per metric); iostat: summary means.
+   */
+  values: Partial<Record<Metric, number | ReadonlyMap<number, number>>>;
   /** iostat: samples behind the means (a mean of one sample, or of the since-boot report, is weak). */
   samples?: number;
   sinceBootOnly?: boolean;
@@ -103,63 +107,99 @@ export interface CompareOptions {
   seed?: number;
 }
 
-type PointKey = string;
-const keyOf = (metric: Metric, reqSize?: number): PointKey => (reqSize === undefined ? metric : `${metric}@${reqSize}`);
-
-/** Point values of one observation for these metrics. */
-function pointsOf(o: Observation, metrics: readonly Metric[]): Map<PointKey, { metric: Metric; req_size?: number; value: number }> {
-  const out = new Map<PointKey, { metric: Metric; req_size?: number; value: number }>();
-  for (const metric of metrics) {
-    const v = o.values[metric];
-    if (v === undefined) continue;
-    if (typeof v === 'number') out.set(keyOf(metric), { metric, value: v });
-    else for (const [size, value] of Object.entries(v)) out.set(keyOf(metric, Number(size)), { metric, req_size: Number(size), value });
-  }
-  return out;
+/** A point of a comparison: a metric, at a request size for diskperf. */
+interface Column {
+  metric: Metric;
+  req_size?: number;
 }
 
-/** Geometric mean per point over a side's observations; zero or negative values make the point unusable. */
-function combine(side: readonly Observation[], metrics: readonly Metric[]): Map<PointKey, { metric: Metric; req_size?: number; value: number; zero: boolean }> {
-  const acc = new Map<PointKey, { metric: Metric; req_size?: number; logSum: number; n: number; zero: boolean }>();
-  for (const o of side) {
-    for (const [key, p] of pointsOf(o, metrics)) {
-      const entry = acc.get(key) ?? { metric: p.metric, ...(p.req_size !== undefined ? { req_size: p.req_size } : {}), logSum: 0, n: 0, zero: false };
-      if (p.value > 0) {
-        entry.logSum += Math.log(p.value);
-        entry.n++;
-      } else entry.zero = true;
-      acc.set(key, entry);
+/**
+ * Both sides laid out once over the union of their points: one row per
+ * observation, one column per point, holding the log of the value (NaN where
+ * the observation has no such point, -Infinity where it measured 0 or less).
+ * pair() and the bootstrap both work from these rows, so no map of points is
+ * built per resample, nor twice per comparison.
+ */
+interface Grid {
+  /** Columns in report order: by metric (in `metrics` order), then request size. */
+  columns: Column[];
+  a: Float64Array[];
+  b: Float64Array[];
+}
+
+function grid(a: readonly Observation[], b: readonly Observation[], metrics: readonly Metric[]): Grid {
+  const found: Column[] = [];
+  // metric -> its column (iostat) or its columns by request size (diskperf).
+  const index = new Map<Metric, number | Map<number, number>>();
+  const columnOf = (metric: Metric, reqSize: number | undefined): number => {
+    let entry = index.get(metric);
+    if (reqSize === undefined) {
+      if (typeof entry !== 'number') index.set(metric, (entry = found.push({ metric }) - 1));
+      return entry;
+    }
+    if (!(entry instanceof Map)) index.set(metric, (entry = new Map()));
+    let column = entry.get(reqSize);
+    if (column === undefined) entry.set(reqSize, (column = found.push({ metric, req_size: reqSize }) - 1));
+    return column;
+  };
+  /** Every point of an observation, with its column (first seen, first numbered). */
+  const each = (o: Observation, visit: (column: number, value: number) => void) => {
+    for (const metric of metrics) {
+      const v = o.values[metric];
+      if (v === undefined) continue;
+      // null: a value the store could not keep (non-finite), unusable like a 0.
+      if (typeof v === 'number' || v === null) visit(columnOf(metric, undefined), v ?? 0);
+      else for (const [size, value] of v) visit(columnOf(metric, size), value);
+    }
+  };
+  const noop = () => undefined;
+  for (const o of a) each(o, noop);
+  for (const o of b) each(o, noop);
+  const metricOrder = new Map(metrics.map((m, i) => [m, i]));
+  const order = found.map((_, i) => i).sort((x, y) => metricOrder.get(found[x]!.metric)! - metricOrder.get(found[y]!.metric)! || (found[x]!.req_size ?? 0) - (found[y]!.req_size ?? 0));
+  const position = new Int32Array(found.length);
+  order.forEach((column, i) => (position[column] = i));
+  const rows = (side: readonly Observation[]) =>
+    side.map((o) => {
+      const row = new Float64Array(found.length).fill(NaN);
+      each(o, (column, value) => (row[position[column]!] = value > 0 ? Math.log(value) : -Infinity));
+      return row;
+    });
+  return { columns: order.map((i) => found[i]!), a: rows(a), b: rows(b) };
+}
+
+/** One side at one point: present in some observation, measured 0 by one, geometric mean of the rest. */
+function combineColumn(rows: readonly Float64Array[], j: number): { present: boolean; zero: boolean; value: number } {
+  let present = false;
+  let zero = false;
+  let logSum = 0;
+  let n = 0;
+  for (const row of rows) {
+    const v = row[j]!;
+    if (v !== v) continue;
+    present = true;
+    if (v === -Infinity) zero = true;
+    else {
+      logSum += v;
+      n++;
     }
   }
-  const out = new Map<PointKey, { metric: Metric; req_size?: number; value: number; zero: boolean }>();
-  for (const [key, e] of acc) {
-    const value = e.zero ? 0 : Math.exp(e.logSum / e.n);
-    out.set(key, { metric: e.metric, ...(e.req_size !== undefined ? { req_size: e.req_size } : {}), value, zero: e.zero });
-  }
-  return out;
+  return { present, zero, value: zero ? 0 : Math.exp(logSum / n) };
 }
 
-function pair(a: readonly Observation[], b: readonly Observation[], metrics: readonly Metric[]): ComparisonPoint[] {
-  const ca = combine(a, metrics);
-  const cb = combine(b, metrics);
-  const keys = new Set([...ca.keys(), ...cb.keys()]);
-  const rows: ComparisonPoint[] = [];
-  for (const key of keys) {
-    const pa = ca.get(key);
-    const pb = cb.get(key);
-    const p = (pa ?? pb)!;
-    const row: ComparisonPoint = { metric: p.metric, ...(p.req_size !== undefined ? { req_size: p.req_size } : {}) };
-    if (pa) row.a = pa.value;
-    if (pb) row.b = pb.value;
-    if (!pa) row.excluded = 'missing on A';
-    else if (!pb) row.excluded = 'missing on B';
+function pair(g: Grid): ComparisonPoint[] {
+  return g.columns.map((column, j) => {
+    const pa = combineColumn(g.a, j);
+    const pb = combineColumn(g.b, j);
+    const row: ComparisonPoint = { metric: column.metric, ...(column.req_size !== undefined ? { req_size: column.req_size } : {}) };
+    if (pa.present) row.a = pa.value;
+    if (pb.present) row.b = pb.value;
+    if (!pa.present) row.excluded = 'missing on A';
+    else if (!pb.present) row.excluded = 'missing on B';
     else if (pa.zero || pb.zero) row.excluded = `zero on ${pa.zero && pb.zero ? 'both sides' : pa.zero ? 'A' : 'B'}`;
-    else row.ratio = METRICS[p.metric].direction === 'higher-better' ? pa.value / pb.value : pb.value / pa.value;
-    rows.push(row);
-  }
-  const metricOrder = new Map(metrics.map((m, i) => [m, i]));
-  rows.sort((x, y) => metricOrder.get(x.metric)! - metricOrder.get(y.metric)! || (x.req_size ?? 0) - (y.req_size ?? 0));
-  return rows;
+    else row.ratio = METRICS[column.metric].direction === 'higher-better' ? pa.value / pb.value : pb.value / pa.value;
+    return row;
+  });
 }
 
 function geomean(values: readonly number[]): number {
@@ -167,69 +207,118 @@ function geomean(values: readonly number[]): number {
 }
 
 /**
- * Summary ratios of resampled sides, sorted. Each observation becomes a dense row
- * of log values over the union of points once (NaN missing, -Infinity zero), so an
- * iteration is a few thousand additions: the same geometric means and exclusions
- * as pair(), without its maps (2,000 iterations of 20 runs a side took seconds).
+ * Summary ratios of resampled sides, sorted: each iteration draws every side's
+ * observations with replacement and takes the geometric mean of the point ratios,
+ * with the same exclusions as pair().
+ *
+ * The log of that mean is the mean over points of sign x (mean log A - mean log B),
+ * each inner mean over the drawn rows that have the point. Points that the same
+ * rows have (and the same rows measured 0 in) on both sides form a group: for a
+ * given draw they are all paired or all excluded, over the same rows, so the sums
+ * swap and each row is reduced once to one number per group. An iteration then
+ * adds one number per drawn row and group instead of one per drawn row and point.
+ * Usually there are one to three groups: every run has every point, plus the
+ * request sizes only some runs measured. Same draws, same intervals as summing
+ * every point (to rounding).
  */
-function bootstrapRatios(a: readonly Observation[], b: readonly Observation[], metrics: readonly Metric[], iterations: number, random: () => number): number[] {
-  const keys = new Map<PointKey, number>();
-  const signs: number[] = [];
-  const rows = (side: readonly Observation[]) =>
-    side.map((o) => {
-      const points = pointsOf(o, metrics);
-      for (const [key, p] of points) {
-        if (!keys.has(key)) {
-          keys.set(key, keys.size);
-          signs.push(METRICS[p.metric].direction === 'higher-better' ? 1 : -1);
-        }
-      }
-      return points;
-    });
-  const pa = rows(a);
-  const pb = rows(b);
-  const width = keys.size;
-  const dense = (points: ReturnType<typeof pointsOf>[]) =>
-    points.map((map) => {
-      const row = new Float64Array(width).fill(NaN);
-      for (const [key, p] of map) row[keys.get(key)!] = p.value > 0 ? Math.log(p.value) : -Infinity;
-      return row;
-    });
-  const ra = dense(pa);
-  const rb = dense(pb);
-  const sumA = new Float64Array(width);
-  const sumB = new Float64Array(width);
-  const nA = new Int32Array(width);
-  const nB = new Int32Array(width);
-  const accumulate = (rowsOfSide: Float64Array[], sum: Float64Array, n: Int32Array) => {
-    sum.fill(0);
-    n.fill(0);
-    for (let k = 0; k < rowsOfSide.length; k++) {
-      const row = rowsOfSide[Math.floor(random() * rowsOfSide.length)]!;
-      for (let j = 0; j < width; j++) {
-        const v = row[j]!;
-        if (v === v) {
-          sum[j]! += v;
-          n[j]!++;
-        }
-      }
-    }
+function bootstrapRatios(g: Grid, iterations: number, random: () => number): Float64Array {
+  const signs = g.columns.map((c) => (METRICS[c.metric].direction === 'higher-better' ? 1 : -1));
+  // Which rows have a column (f: a value, z: measured 0, -: none), on both sides.
+  const pattern = (rows: readonly Float64Array[], j: number) => rows.map((row) => (row[j]! !== row[j]! ? '-' : row[j] === -Infinity ? 'z' : 'f')).join('');
+  const byPattern = new Map<string, number[]>();
+  g.columns.forEach((_, j) => {
+    const key = `${pattern(g.a, j)}|${pattern(g.b, j)}`;
+    const [a, b] = key.split('|') as [string, string];
+    // Never paired, whatever is drawn: no row of a side has it, or every one measured 0.
+    if (!a.includes('f') || !b.includes('f')) return;
+    byPattern.get(key)?.push(j) ?? byPattern.set(key, [j]);
+  });
+  const sideOf = (rows: readonly Float64Array[], columns: readonly number[]) => {
+    const j0 = columns[0]!;
+    return {
+      has: Uint8Array.from(rows, (row) => (row[j0]! === row[j0]! ? 1 : 0)),
+      zero: Uint8Array.from(rows, (row) => (row[j0] === -Infinity ? 1 : 0)),
+      // Signed sum of the group's log values; only read for rows with values.
+      sum: Float64Array.from(rows, (row) => (Number.isFinite(row[j0]!) ? columns.reduce((s, j) => s + signs[j]! * row[j]!, 0) : 0)),
+    };
   };
-  const out: number[] = [];
+  const groups = [...byPattern.values()].map((columns) => ({ size: columns.length, a: sideOf(g.a, columns), b: sideOf(g.b, columns) }));
+  const drawnA = new Int32Array(g.a.length);
+  const drawnB = new Int32Array(g.b.length);
+  const out = new Float64Array(iterations);
+  let kept = 0;
   for (let i = 0; i < iterations; i++) {
-    accumulate(ra, sumA, nA);
-    accumulate(rb, sumB, nB);
+    for (let k = 0; k < drawnA.length; k++) drawnA[k] = Math.floor(random() * drawnA.length);
+    for (let k = 0; k < drawnB.length; k++) drawnB[k] = Math.floor(random() * drawnB.length);
     let total = 0;
     let count = 0;
-    for (let j = 0; j < width; j++) {
-      // A zero on a side makes its sum -Infinity: the point is excluded, as in pair().
-      if (nA[j] === 0 || nB[j] === 0 || sumA[j] === -Infinity || sumB[j] === -Infinity) continue;
-      total += signs[j]! * (sumA[j]! / nA[j]! - sumB[j]! / nB[j]!);
-      count++;
+    for (const group of groups) {
+      const a = meanOfDrawn(group.a, drawnA);
+      const b = meanOfDrawn(group.b, drawnB);
+      // No drawn row has the points, or one measured 0: excluded, as in pair().
+      if (a !== a || b !== b) continue;
+      total += a - b;
+      count += group.size;
     }
-    if (count > 0) out.push(Math.exp(total / count));
+    if (count > 0) out[kept++] = Math.exp(total / count);
   }
-  return out.sort((x, y) => x - y);
+  return out.subarray(0, kept).sort();
+}
+
+/** Σ over a group's points of sign x mean log value over the drawn rows; NaN when none has them or one measured 0. */
+function meanOfDrawn(side: { has: Uint8Array; zero: Uint8Array; sum: Float64Array }, drawn: Int32Array): number {
+  let sum = 0;
+  let n = 0;
+  for (let k = 0; k < drawn.length; k++) {
+    const row = drawn[k]!;
+    if (side.has[row] === 0) continue;
+    if (side.zero[row] === 1) return NaN;
+    sum += side.sum[row]!;
+    n++;
+  }
+  return n === 0 ? NaN : sum / n;
+}
+
+/**
+ * A digest of everything an answer is computed from: both sides' observations in
+ * order (ids, formats, every value, sample counts) and the options. Equal digests,
+ * equal answers, so a cache of answers keyed by it can never hand out one that
+ * its data no longer gives: a run added, removed or re-ingested with other values
+ * is another key.
+ */
+export function comparisonKey(a: readonly Observation[], b: readonly Observation[], options: CompareOptions = {}): string {
+  // Names go in as text, every number as its 8 bytes (exact, and far cheaper than
+  // printing thousands of them); the text says how many numbers each part holds.
+  let text = JSON.stringify([options.metric ?? 'all', options.labels ?? null, options.selectors ?? null, options.iterations ?? null, options.seed ?? null]);
+  let numbers = new Float64Array(1024);
+  let n = 0;
+  const push = (value: number) => {
+    if (n === numbers.length) {
+      const grown = new Float64Array(numbers.length * 2);
+      grown.set(numbers);
+      numbers = grown;
+    }
+    numbers[n++] = value;
+  };
+  for (const [name, side] of [['A', a], ['B', b]] as const) {
+    text += `\n${name} ${side.length}`;
+    for (const o of side) {
+      text += `\n${o.runId}\t${o.device}\t${o.format}\t${o.samples ?? ''}\t${o.sinceBootOnly === true}`;
+      for (const [metric, v] of Object.entries(o.values)) {
+        if (typeof v === 'number' || v === null) {
+          text += `\t${metric} ${v === null ? 'null' : 1}`;
+          if (v !== null) push(v);
+        } else {
+          text += `\t${metric} ${v.size * 2}`;
+          for (const [size, value] of v) {
+            push(size);
+            push(value);
+          }
+        }
+      }
+    }
+  }
+  return createHash('sha256').update(text).update(new Uint8Array(numbers.buffer, 0, n * 8)).digest('base64url');
 }
 
 /** A small deterministic PRNG (mulberry32): the same data always gives the same interval. */
@@ -243,7 +332,7 @@ function prng(seed: number): () => number {
   };
 }
 
-function percentile(sorted: readonly number[], q: number): number {
+function percentile(sorted: ArrayLike<number>, q: number): number {
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
@@ -284,7 +373,8 @@ export function compareSelections(a: readonly Observation[], b: readonly Observa
   const oa = sideObs(a);
   const ob = sideObs(b);
 
-  const rows = pair(oa, ob, metrics);
+  const points = grid(oa, ob, metrics);
+  const rows = pair(points);
   const paired = rows.filter((r) => r.ratio !== undefined);
   const excluded = rows.filter((r) => r.excluded !== undefined);
   const ratios = paired.map((r) => r.ratio!);
@@ -313,7 +403,7 @@ export function compareSelections(a: readonly Observation[], b: readonly Observa
   if (ratio === null) ciNote = 'no point could be paired';
   else if (oa.length < 2 || ob.length < 2) ciNote = `no interval: it needs at least 2 runs on each side (A has ${oa.length}, B has ${ob.length})`;
   else {
-    const samples = bootstrapRatios(oa, ob, metrics, iterations, prng(seed));
+    const samples = bootstrapRatios(points, iterations, prng(seed));
     if (samples.length > 0) ci = { level: 0.95, low: percentile(samples, 0.025), high: percentile(samples, 0.975), method: 'bootstrap', iterations, seed };
   }
   const significant = ci === null ? null : ci.low > 1 || ci.high < 1;
@@ -361,7 +451,7 @@ function asThroughput(o: Observation): Observation {
   const collect = (metrics: readonly Metric[]) =>
     metrics.flatMap((m) => {
       const v = o.values[m];
-      return v === undefined || typeof v === 'number' ? [] : Object.values(v).filter((x) => x > 0);
+      return v === undefined || typeof v === 'number' ? [] : [...v.values()].filter((x) => x > 0);
     });
   const reads = collect(['fwd_rd', 'bwd_rd', 'rnd_rd']);
   const writes = collect(['fwd_wt', 'bwd_wt', 'rnd_wt']);
@@ -373,8 +463,19 @@ function asThroughput(o: Observation): Observation {
 
 /** A diskperf run as an observation (from a parsed run or a stored one). */
 export function diskperfObservation(runId: string, device: string, rows: readonly { req_size: number; values: Partial<Record<Metric, number>> }[]): Observation {
-  const values: Partial<Record<Metric, Record<number, number>>> = {};
-  for (const row of rows) for (const [metric, v] of Object.entries(row.values) as [Metric, number][]) (values[metric] ??= {})[row.req_size] = v;
+  const values: Partial<Record<Metric, Map<number, number>>> = {};
+  for (const row of rows) for (const [metric, v] of Object.entries(row.values) as [Metric, number][]) (values[metric] ??= new Map()).set(row.req_size, v);
+  return { runId, device, format: 'diskperf', values };
+}
+
+/** The same from a table column-wise (as the store packs it): request sizes, and each metric's values by row (undefined: not measured). */
+export function diskperfColumnsObservation(runId: string, device: string, sizes: readonly number[], columns: Partial<Record<DiskperfMetric, readonly (number | undefined)[]>>): Observation {
+  const values: Partial<Record<Metric, Map<number, number>>> = {};
+  for (const [metric, column] of Object.entries(columns) as [DiskperfMetric, (number | undefined)[]][]) {
+    const byReqSize = new Map<number, number>();
+    for (let i = 0; i < sizes.length; i++) if (column[i] !== undefined) byReqSize.set(sizes[i]!, column[i]!);
+    if (byReqSize.size > 0) values[metric] = byReqSize;
+  }
   return { runId, device, format: 'diskperf', values };
 }
 

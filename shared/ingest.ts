@@ -25,7 +25,7 @@ import { isParseError, parseStream } from './parsers/index.ts';
 import { BatchWriter } from './store/batch.ts';
 import { CHUNK_SAMPLES, DEVICES_PK, runId as makeRunId, runIdsOf } from './store/keys.ts';
 import { claimUpload, currentObject, deleteRuns, finishPending, finishUpload, makeCurrent, setUploadStatus, type Store, type VersionRuns } from './store/objects.ts';
-import { ChunkBuilder, diskperfRunItem, iostatRunItem, MAX_LISTED_RUNS, type ObjectRef, type RunContext } from './store/records.ts';
+import { ChunkBuilder, diskperfRunItem, iostatRunItem, MAX_LISTED_RUNS, runTagItems, type ObjectRef, type RunContext } from './store/records.ts';
 
 /** The part of an S3 event record ingestion reads (validated by the handler). */
 export interface S3ObjectEvent {
@@ -196,7 +196,9 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
     const ctx: RunContext = { runId: id, label, tags, source: object, ingestedAt };
     if (run.format === 'diskperf') {
       labels.add(label);
-      metaItems.push(diskperfRunItem(run, ctx));
+      const item = diskperfRunItem(run, ctx);
+      indexItems.push(...runTagItems(item));
+      metaItems.push(item);
       return;
     }
     const counts = new Map<string, number>();
@@ -213,7 +215,7 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
     const items = iostatRunItem(run, ctx, (native) => counts.get(native) ?? 0);
     for (const s of items.series) labels.add(s.device);
     // A reader that finds a series through the index checks that its run's META exists.
-    indexItems.push(...items.series);
+    indexItems.push(...items.series, ...runTagItems(items.run));
     metaItems.push(items.run);
   };
 

@@ -146,20 +146,25 @@ export function matches(selector: Selector, candidate: SelectorCandidate): boole
 }
 
 /**
- * How a store can find a selector's candidates without scanning: one run, the
- * device labels a pattern can match (exact, or all labels with a literal prefix),
- * or every label.
+ * How a store can find a selector's candidates without scanning, narrowest
+ * first: one run, one device label, the runs carrying a tag (the selector's
+ * first tag term), the device labels with a literal prefix, or every label.
  */
-export type SelectorPlan = { by: 'run'; runId: string } | { by: 'device'; exact: string } | { by: 'devicePrefix'; prefix: string } | { by: 'allDevices' };
+export type SelectorPlan =
+  | { by: 'run'; runId: string }
+  | { by: 'device'; exact: string }
+  | { by: 'tag'; key: string; value: string }
+  | { by: 'devicePrefix'; prefix: string }
+  | { by: 'allDevices' };
 
 export function planSelector(selector: Selector): SelectorPlan {
   const run = selector.terms.find((t): t is Extract<Term, { kind: 'run' }> => t.kind === 'run');
   if (run) return { by: 'run', runId: run.id };
   const device = selector.terms.find((t): t is Extract<Term, { kind: 'device' }> => t.kind === 'device');
-  if (device) {
-    const wildcard = device.glob.search(/[*?]/);
-    if (wildcard === -1) return { by: 'device', exact: device.glob };
-    if (wildcard > 0) return { by: 'devicePrefix', prefix: device.glob.slice(0, wildcard) };
-  }
+  const wildcard = device ? device.glob.search(/[*?]/) : -1;
+  if (device && wildcard === -1) return { by: 'device', exact: device.glob };
+  const tag = selector.terms.find((t): t is Extract<Term, { kind: 'tag' }> => t.kind === 'tag');
+  if (tag) return { by: 'tag', key: tag.key, value: tag.value };
+  if (device && wildcard > 0) return { by: 'devicePrefix', prefix: device.glob.slice(0, wildcard) };
   return { by: 'allDevices' };
 }

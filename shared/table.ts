@@ -13,10 +13,11 @@ export interface IndexDefinition {
   sortKey: string;
 }
 
-/** Runs by device label (newest first by sort key), and upload records by status. */
+/** Runs by device label (newest first by sort key), upload records by status, and runs by tag. */
 export const INDEXES = {
   byDevice: { name: 'byDevice', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   byStatus: { name: 'byStatus', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  byTag: { name: 'byTag', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
 } as const satisfies Record<string, IndexDefinition>;
 
 /** CreateTable input for emulators and the local lab (the stack builds the same shape with CDK). */

@@ -22,7 +22,12 @@ export type ApiResult = APIGatewayProxyStructuredResultV2;
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' } as const;
 
 export function json(statusCode: number, body: unknown): ApiResult {
-  return { statusCode, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
+  return jsonText(statusCode, JSON.stringify(body));
+}
+
+/** An answer whose JSON is already serialised. */
+export function jsonText(statusCode: number, body: string): ApiResult {
+  return { statusCode, headers: { ...JSON_HEADERS }, body };
 }
 
 export function errorResult(statusCode: number, code: string, message: string, requestId?: string): ApiResult {

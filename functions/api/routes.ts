@@ -4,11 +4,12 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { CompareQuery, CreateUploadBody, DevicesQuery, RunsQuery, UploadsQuery, type PresignedUpload, type RunDetail } from '../../shared/api.ts';
-import { compareSelections, type Comparison, type MetricSpec } from '../../shared/compare.ts';
+import { compareSelections, comparisonKey, type Comparison, type MetricSpec } from '../../shared/compare.ts';
+import { MB } from '../../shared/config.ts';
 import { LabelError, parseTags } from '../../shared/labels.ts';
 import { parseSelector, SelectorError, type Selector } from '../../shared/selectors.ts';
 import { getRun, listDevices, listRuns, listUploads, ReadLimitError, ReadSession, resolveSelector, type ReadStore } from '../../shared/store/read.ts';
-import { badRequest, json, notFound, parseBody, parseQuery, type ApiEvent, type ApiResult } from './http.ts';
+import { badRequest, json, jsonText, notFound, parseBody, parseQuery, type ApiEvent, type ApiResult } from './http.ts';
 
 export interface ApiDeps extends ReadStore {
   s3: S3Client;
@@ -16,6 +17,8 @@ export interface ApiDeps extends ReadStore {
   bucket: string;
   /** Largest upload the lab ingests, in bytes. */
   maxUploadBytes: number;
+  /** Keep recent comparison answers (default true); false computes every one (benchmarks show both). */
+  cacheAnswers?: boolean;
 }
 
 /** Presigned PUTs live this long (seconds): long enough to start a big upload, short enough to be of little use if leaked. */
@@ -58,6 +61,44 @@ async function resolveParam(name: 'a' | 'b', deps: ApiDeps, selector: Selector, 
   }
 }
 
+/**
+ * Answers of recent comparisons, by the digest of everything they were computed
+ * from (comparisonKey): the data is read for every request, only the statistics
+ * (the bootstrap, a few ms of CPU) and the JSON are reused, and only when the
+ * data read is the same. Least recently used answers go first past MAX_BYTES.
+ */
+class AnswerCache {
+  static readonly MAX_BYTES = 8 * MB;
+  private readonly answers = new Map<string, string>();
+  private bytes = 0;
+
+  get(key: string): string | undefined {
+    const body = this.answers.get(key);
+    if (body !== undefined) {
+      // Most recently used last.
+      this.answers.delete(key);
+      this.answers.set(key, body);
+    }
+    return body;
+  }
+
+  set(key: string, body: string): void {
+    if (body.length > AnswerCache.MAX_BYTES / 8 || this.answers.has(key)) return;
+    this.answers.set(key, body);
+    this.bytes += body.length;
+    for (const [oldest, old] of this.answers) {
+      if (this.bytes <= AnswerCache.MAX_BYTES) break;
+      this.answers.delete(oldest);
+      this.bytes -= old.length;
+    }
+  }
+}
+
+const answers = new AnswerCache();
+
+/** Says whether an answer was computed for this request or reused (comparisonKey: from the same data). */
+export const ANSWER_HEADER = 'x-benchdrop-answer';
+
 export async function compare(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
   const query = parseQuery(CompareQuery, event);
   const a = selectorParam('a', query.a);
@@ -65,9 +106,17 @@ export async function compare(event: ApiEvent, deps: ApiDeps): Promise<ApiResult
   // One session: a device or run both sides name is read once.
   const session = new ReadSession(deps);
   const [oa, ob] = await Promise.all([resolveParam('a', deps, a, session), resolveParam('b', deps, b, session)]);
-  const comparison: Comparison = compareSelections(oa, ob, { metric: query.metric as MetricSpec, selectors: { a: a.text, b: b.text } });
-  return json(200, comparison);
+  const options = { metric: query.metric as MetricSpec, selectors: { a: a.text, b: b.text } };
+  const key = deps.cacheAnswers === false ? undefined : comparisonKey(oa, ob, options);
+  const cached = key === undefined ? undefined : answers.get(key);
+  if (cached !== undefined) return withHeader(jsonText(200, cached), ANSWER_HEADER, 'cached');
+  const comparison: Comparison = compareSelections(oa, ob, options);
+  const result = json(200, comparison);
+  if (key !== undefined) answers.set(key, result.body!);
+  return withHeader(result, ANSWER_HEADER, 'computed');
 }
+
+const withHeader = (result: ApiResult, name: string, value: string): ApiResult => ({ ...result, headers: { ...result.headers, [name]: value } });
 
 export async function uploads(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
   const query = parseQuery(UploadsQuery, event);

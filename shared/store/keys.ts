@@ -8,12 +8,14 @@
  *                                                     written last, so its presence marks the run complete
  *   RUN#<runId>                SERIES#<native>        an iostat series' summary (indexed by device)
  *   RUN#<runId>                CHUNK#<native>#<n>     up to CHUNK_SAMPLES samples of one series
+ *   RUN#<runId>                TAG#<key>=<value>      one tag of the run (indexed by tag), removed with the run
  *   DEVICES                    <label>                a device label that has runs (GET /devices; counts come
  *                                                     from the byDevice index); dropped with its last run
  *
  * Indexes: byDevice (gsi1pk DEVICE#<label>, gsi1sk <time>#<runId>) holds diskperf
  * run META items and iostat SERIES items; byStatus (gsi2pk STATUS#<status>,
- * gsi2sk <updatedAt>#<object>) holds upload records.
+ * gsi2sk <updatedAt>#<object>) holds upload records; byTag (gsi3pk
+ * TAG#<key>=<value>, gsi3sk <time>#<runId>) holds the TAG items of runs.
  */
 import { createHash } from 'node:crypto';
 
@@ -37,6 +39,8 @@ export const chunkSk = (native: string, chunk: number) => `CHUNK#${native}#${Str
 export const DEVICES_PK = 'DEVICES';
 export const devicePk = (label: string) => `DEVICE#${label}`;
 export const deviceSk = (time: string, runId: string) => `${time}#${runId}`;
+/** A TAG item's sort key and its byTag partition: tag keys and values never hold `=` (labels.ts parseTags). */
+export const tagKey = (key: string, value: string) => `TAG#${key}=${value}`;
 export const statusPk = (status: string) => `STATUS#${status}`;
 /** DynamoDB's limit on a sort key value, index keys included (UTF-8 bytes). */
 export const MAX_SORT_KEY_BYTES = 1024;

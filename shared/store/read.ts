@@ -8,25 +8,28 @@
  *   run's META): a series counts only when its run's META exists, checked with
  *   one BatchGet of the distinct runs. Half-written runs are never visible.
  * - A selector (shared/selectors.ts) is resolved from its plan: one run, one
- *   exact device label, the labels with a literal prefix, or all labels, each
- *   label read through byDevice; the terms are then checked on every candidate.
+ *   exact device label, the runs carrying a tag (byTag), the labels with a
+ *   literal prefix, or all labels, each label read through byDevice; the terms
+ *   are then checked on every candidate.
  *
- * Reads per selector (what GET /compare costs, per side; a label both sides
- * name is read once):
+ * Reads per selector (what GET /compare costs, per side; a run both sides name,
+ * or a label both read alike, is read once):
  *   run=ID            1 GetItem (+ SERIES pages for an iostat run of more than
  *                     MAX_SERIES_IN_META series)
  *   device=LABEL      the byDevice pages of that label
+ *   tag.K=V (no run=  the byTag pages of that tag + ceil(runs whose entry passes
+ *   or exact device)  the other terms / 100) BatchGets of their METAs
  *   device=PRE*       the DEVICES pages under that prefix + the byDevice pages of
  *                     each label matching the pattern
  *   otherwise         the DEVICES pages (one page holds thousands of labels) +
  *                     the byDevice pages of each label the device terms allow
  *   + for iostat      ceil(distinct runs of the series that pass every term but
  *                     context~ / 100) BatchGets of their META heads
- * Unrelated devices add nothing, except to the DEVICES pages of a selector
- * whose device pattern starts with a wildcard, and a selector without a device
- * term (only tag., host=, format=, context~) reads every label: there is no
- * index by tag. Labels (MAX_LABELS), index entries read (MAX_CANDIDATES) and
- * observations (MAX_OBSERVATIONS) per selector are capped: a ReadLimitError.
+ * Unrelated devices and runs add nothing, except to the DEVICES pages of a
+ * selector whose device pattern starts with a wildcard; a selector with no
+ * device, tag or run term (only host=, format=, context~) reads every label.
+ * Labels (MAX_LABELS), index entries read (MAX_CANDIDATES) and observations
+ * (MAX_OBSERVATIONS) per selector are capped: a ReadLimitError.
  *
  * GET /runs reads the same labels, at most `limit` entries of each (newest
  * first, merged), then one BatchGet per 100 iostat runs among the answer; a
@@ -34,12 +37,12 @@
  */
 import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DeviceEntry, RunDetail, RunListing, UploadListing } from '../api.ts';
-import { diskperfObservation, iostatObservation, type Observation } from '../compare.ts';
+import { diskperfColumnsObservation, diskperfObservation, iostatObservation, type Observation } from '../compare.ts';
 import type { Format } from '../model.ts';
 import { globToRegExp, matches, planSelector, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
-import { devicePk, DEVICES_PK, runPk, RUN_META_SK } from './keys.ts';
-import { UPLOAD_STATUSES, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type UploadRecord, type UploadStatus } from './records.ts';
+import { devicePk, DEVICES_PK, runPk, RUN_META_SK, tagKey } from './keys.ts';
+import { runRecord, unpackRows, UPLOAD_STATUSES, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
 
 export interface ReadStore {
   db: DynamoDBDocumentClient;
@@ -66,6 +69,38 @@ export class ReadLimitError extends Error {
 
 /** What a byDevice entry is: a diskperf run (its META) or an iostat series. */
 type IndexedItem = DiskperfRunItem | SeriesItem;
+
+/**
+ * What a selector reads of a byDevice entry: what builds its observation, and the
+ * host, tags and context only when a term asks for them. A run's metadata,
+ * source and warnings stay behind: read units are the same, the answer and its
+ * parsing smaller (a device comparison's two queries: ~1 ms of CPU less).
+ */
+const CANDIDATE_ATTRIBUTES = ['type', 'runId', 'label', 'device', 'packedRows', 'rows', 'summary'] as const;
+const TERM_ATTRIBUTES = { host: 'host', tag: 'tags', context: 'context' } as const;
+type CandidateItem =
+  | Pick<DiskperfRunItem, 'type' | 'runId' | 'label' | 'packedRows' | 'rows'> & Partial<Pick<DiskperfRunItem, 'host' | 'tags' | 'context'>>
+  | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'summary'> & Partial<Pick<SeriesItem, 'host' | 'tags'>>;
+
+function candidateAttributes(selector: Selector): string[] {
+  const extra = new Set(selector.terms.flatMap((t) => (t.kind in TERM_ATTRIBUTES ? [TERM_ATTRIBUTES[t.kind as keyof typeof TERM_ATTRIBUTES]] : [])));
+  return [...CANDIDATE_ATTRIBUTES, ...[...extra].sort()];
+}
+
+/** What a selector reads of a run's META found by tag: matching, the observation, and an iostat run's series. */
+const RUN_CANDIDATE_ATTRIBUTES = ['runId', 'format', 'label', 'host', 'tags', 'context', 'packedRows', 'rows', 'series', 'seriesCount', 'reports'] as const;
+type RunCandidate =
+  | Pick<DiskperfRunItem, 'runId' | 'format' | 'label' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'>
+  | Pick<IostatRunItem, 'runId' | 'format' | 'label' | 'host' | 'tags' | 'context' | 'series' | 'seriesCount' | 'reports'>;
+
+/** What a selector reads of a byTag entry: what it can check before the run is read. */
+const TAG_ENTRY_ATTRIBUTES = ['runId', 'format', 'label', 'host', 'tags'] as const;
+type TagEntry = Pick<TagItem, (typeof TAG_ENTRY_ATTRIBUTES)[number]>;
+
+/** A ProjectionExpression of these attributes, every name aliased (some are reserved words). */
+function projection(attributes: readonly string[]): { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } {
+  return { ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '), ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#p${i}`, a])) };
+}
 
 /** The part of a run's META the readers need beside an iostat series. */
 interface RunHead {
@@ -97,17 +132,20 @@ async function queryItems<T>(store: ReadStore, input: Omit<QueryCommandInput, 'T
   return items.length > max ? items.slice(0, max) : items;
 }
 
-/** Run heads by id (absent: no META, so no complete run), in BatchGets of 100 with UnprocessedKeys retried. */
-async function batchGetHeads(store: ReadStore, runIds: readonly string[], sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<Map<string, RunHead>> {
-  const out = new Map<string, RunHead>();
-  const names = Object.fromEntries(HEAD_ATTRIBUTES.map((a, i) => [`#a${i}`, a]));
+/** Run METAs by id, these attributes of each (absent: no META, so no complete run), in BatchGets of 100 with UnprocessedKeys retried. */
+async function batchGetMetas<T extends { runId: string }>(
+  store: ReadStore,
+  runIds: readonly string[],
+  attributes: readonly string[],
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
+  const { ProjectionExpression, ExpressionAttributeNames } = projection(attributes);
   for (let i = 0; i < runIds.length; i += BATCH_GET_SIZE) {
     let keys: Record<string, unknown>[] = runIds.slice(i, i + BATCH_GET_SIZE).map((id) => ({ pk: runPk(id), sk: RUN_META_SK }));
     for (let attempt = 1; keys.length > 0; attempt++) {
-      const result = await store.db.send(
-        new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: keys, ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } } }),
-      );
-      for (const item of (result.Responses?.[store.tableName] ?? []) as RunHead[]) out.set(item.runId, item);
+      const result = await store.db.send(new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: keys, ProjectionExpression, ExpressionAttributeNames } } }));
+      for (const item of (result.Responses?.[store.tableName] ?? []) as T[]) out.set(item.runId, item);
       keys = (result.UnprocessedKeys?.[store.tableName]?.Keys ?? []) as Record<string, unknown>[];
       if (keys.length === 0) break;
       if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${keys.length} keys unprocessed after ${MAX_BATCH_ATTEMPTS} attempts (throttled)`);
@@ -138,13 +176,16 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 }
 
 /**
- * The reads of one request, remembered: a label or run both sides of a
- * comparison name is read once. Not shared between requests (data changes).
+ * The reads of one request, remembered: a run both sides of a comparison name,
+ * or a label both read for the same kinds of terms, is read once. Not shared
+ * between requests (data changes).
  */
 export class ReadSession {
   private readonly labelLists = new Map<string, Promise<string[]>>();
-  private readonly byDevice = new Map<string, Promise<IndexedItem[]>>();
+  /** By label and the attributes read. */
+  private readonly byDevice = new Map<string, Promise<CandidateItem[]>>();
   private readonly heads = new Map<string, Promise<RunHead | undefined>>();
+  private readonly candidates = new Map<string, Promise<RunCandidate | undefined>>();
 
   constructor(readonly store: ReadStore) {}
 
@@ -162,37 +203,47 @@ export class ReadSession {
     return list;
   }
 
-  /** Every byDevice entry of a label (at most MAX_CANDIDATES + 1: more is an error for the caller). */
-  indexed(label: string): Promise<IndexedItem[]> {
-    let items = this.byDevice.get(label);
+  /** Every byDevice entry of a label, these attributes of each (at most MAX_CANDIDATES + 1: more is an error for the caller). */
+  indexed(label: string, attributes: readonly string[]): Promise<CandidateItem[]> {
+    const key = `${label}\u0000${attributes.join(',')}`;
+    let items = this.byDevice.get(key);
     if (items === undefined) {
-      items = queryItems<IndexedItem>(
+      items = queryItems<CandidateItem>(
         this.store,
-        { IndexName: INDEXES.byDevice.name, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': devicePk(label) }, ScanIndexForward: false },
+        { IndexName: INDEXES.byDevice.name, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': devicePk(label) }, ...projection(attributes), ScanIndexForward: false },
         MAX_CANDIDATES + 1,
       );
-      this.byDevice.set(label, items);
+      this.byDevice.set(key, items);
     }
     return items;
   }
 
   /** Run heads (META exists) of these runs; one BatchGet per 100 runs not read yet. */
-  async runHeads(runIds: Iterable<string>): Promise<Map<string, RunHead>> {
+  runHeads(runIds: Iterable<string>): Promise<Map<string, RunHead>> {
+    return this.metas(this.heads, runIds, HEAD_ATTRIBUTES);
+  }
+
+  /** What a selector needs of these runs' METAs (absent: no complete run); one BatchGet per 100 runs not read yet. */
+  runs(runIds: Iterable<string>): Promise<Map<string, RunCandidate>> {
+    return this.metas(this.candidates, runIds, RUN_CANDIDATE_ATTRIBUTES);
+  }
+
+  private async metas<T extends { runId: string }>(cache: Map<string, Promise<T | undefined>>, runIds: Iterable<string>, attributes: readonly string[]): Promise<Map<string, T>> {
     const wanted = [...new Set(runIds)];
-    const missing = wanted.filter((id) => !this.heads.has(id));
+    const missing = wanted.filter((id) => !cache.has(id));
     if (missing.length > 0) {
-      const batch = batchGetHeads(this.store, missing);
+      const batch = batchGetMetas<T>(this.store, missing, attributes);
       for (const id of missing) {
-        const head = batch.then((found) => found.get(id));
+        const meta = batch.then((found) => found.get(id));
         // Awaited below one by one: the others must not be unhandled rejections when the read fails.
-        head.catch(() => undefined);
-        this.heads.set(id, head);
+        meta.catch(() => undefined);
+        cache.set(id, meta);
       }
     }
-    const out = new Map<string, RunHead>();
+    const out = new Map<string, T>();
     for (const id of wanted) {
-      const head = await this.heads.get(id)!;
-      if (head) out.set(id, head);
+      const meta = await cache.get(id)!;
+      if (meta) out.set(id, meta);
     }
     return out;
   }
@@ -330,7 +381,7 @@ export async function getRun(store: ReadStore, runId: string): Promise<RunDetail
   const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK } }));
   const run = meta.Item as RunItem | undefined;
   if (run === undefined) return undefined;
-  if (run.format !== 'iostat') return { run, series: [] };
+  if (run.format !== 'iostat') return { run: runRecord(run), series: [] };
   const series = await queryItems<SeriesItem>(
     store,
     { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': 'SERIES#' } },
@@ -385,7 +436,8 @@ export async function listUploads(store: ReadStore, options: ListUploadsOptions)
  */
 export async function resolveSelector(store: ReadStore, selector: Selector, session = new ReadSession(store)): Promise<Observation[]> {
   const plan = planSelector(selector);
-  const found = plan.by === 'run' ? await runCandidates(session, plan.runId) : await deviceCandidates(session, selector, plan);
+  const found =
+    plan.by === 'run' ? await runCandidates(session, plan.runId) : plan.by === 'tag' ? await tagCandidates(session, selector, tagKey(plan.key, plan.value)) : await deviceCandidates(session, selector, plan);
   const observations = found.filter((f) => matches(selector, f.candidate)).map((f) => f.observation());
   if (observations.length > MAX_OBSERVATIONS) {
     throw new ReadLimitError(`"${selector.text}" matches ${observations.length} runs and series, more than ${MAX_OBSERVATIONS}; narrow it with more terms`);
@@ -398,10 +450,14 @@ interface Found {
   observation: () => Observation;
 }
 
-function diskperfFound(run: DiskperfRunItem): Found {
+function diskperfFound(run: Pick<DiskperfRunItem, 'runId' | 'label' | 'packedRows' | 'rows'> & Partial<Pick<DiskperfRunItem, 'host' | 'tags' | 'context'>>): Found {
   return {
     candidate: { device: run.label, runId: run.runId, ...(run.host !== undefined ? { host: run.host } : {}), format: 'diskperf', tags: run.tags ?? {}, context: run.context ?? [] },
-    observation: () => diskperfObservation(run.runId, run.label, run.rows),
+    observation: () => {
+      if (run.packedRows === undefined) return diskperfObservation(run.runId, run.label, run.rows ?? []);
+      const { sizes, columns } = unpackRows(run.packedRows);
+      return diskperfColumnsObservation(run.runId, run.label, sizes, columns);
+    },
   };
 }
 
@@ -416,25 +472,58 @@ async function runCandidates(session: ReadSession, runId: string): Promise<Found
   const { store } = session;
   const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK } }));
   const run = meta.Item as RunItem | undefined;
-  if (run === undefined) return [];
+  return run === undefined ? [] : candidatesOfRun(session, run);
+}
+
+/** A diskperf run, or each series of an iostat run (from its META, or its SERIES items when the META has too many to hold). */
+async function candidatesOfRun(session: ReadSession, run: RunCandidate): Promise<Found[]> {
   if (run.format === 'diskperf') return [diskperfFound(run)];
   const series: Pick<StoredSeries, 'device' | 'summary'>[] =
     run.series ??
     (await queryItems<SeriesItem>(
-      store,
-      { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': 'SERIES#' } },
+      session.store,
+      { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(run.runId), ':series': 'SERIES#' } },
       MAX_CANDIDATES + 1,
     ));
-  if (series.length > MAX_CANDIDATES) throw new ReadLimitError(`run ${runId} has more than ${MAX_CANDIDATES} series; add a device term`);
-  return series.map((s) => seriesFound(s, { ...run, reports: (run as IostatRunItem).reports }));
+  if (series.length > MAX_CANDIDATES) throw new ReadLimitError(`run ${run.runId} has more than ${MAX_CANDIDATES} series; add a device term`);
+  return series.map((s) => seriesFound(s, run));
 }
 
-async function deviceCandidates(session: ReadSession, selector: Selector, plan: Exclude<ReturnType<typeof planSelector>, { by: 'run' }>): Promise<Found[]> {
+/**
+ * The runs carrying one tag (byTag), narrowed by what their entries tell (the
+ * other tags, format, host, run id; a diskperf run's device is its label) before
+ * their METAs are read: one Query and one BatchGet per 100 runs, whatever else
+ * the table holds.
+ */
+async function tagCandidates(session: ReadSession, selector: Selector, tag: string): Promise<Found[]> {
+  const entries = await queryItems<TagEntry>(
+    session.store,
+    { IndexName: INDEXES.byTag.name, KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': tag }, ...projection(TAG_ENTRY_ATTRIBUTES), ScanIndexForward: false },
+    MAX_CANDIDATES + 1,
+  ).catch((error: unknown) => {
+    // A table made before the tag index (a local lab's data folder): say so in the log, not just "internal error".
+    if ((error as { name?: string }).name === 'ValidationException' && /specified index/.test((error as Error).message)) {
+      throw new Error(`table ${session.store.tableName} has no ${INDEXES.byTag.name} index (it was created before tag lookups existed): recreate it from shared/table.ts (the local lab: npm start -- --fresh)`, { cause: error });
+    }
+    throw error;
+  });
+  if (entries.length > MAX_CANDIDATES) throw new ReadLimitError(`"${selector.text}" reaches more than ${MAX_CANDIDATES} runs; narrow it (device, run=ID)`);
+  const checkable = (format: Format): Selector => ({ text: selector.text, terms: selector.terms.filter((t) => t.kind !== 'context' && (t.kind !== 'device' || format === 'diskperf')) });
+  const early = { diskperf: checkable('diskperf'), iostat: checkable('iostat') };
+  const survivors = entries.filter((e) => matches(early[e.format], { device: e.label, runId: e.runId, ...(e.host !== undefined ? { host: e.host } : {}), format: e.format, tags: e.tags ?? {}, context: [] }));
+  const runs = await session.runs(survivors.map((e) => e.runId));
+  // No META: the run is half-written (or half-deleted) and must not count.
+  const perRun = await mapLimit([...runs.values()], CONCURRENCY, (run) => candidatesOfRun(session, run));
+  return perRun.flat();
+}
+
+async function deviceCandidates(session: ReadSession, selector: Selector, plan: LabelPlan): Promise<Found[]> {
   const globs = selector.terms.flatMap((t) => (t.kind === 'device' ? [t.glob] : []));
   const labels = await labelsOf(session, plan, globs, `"${selector.text}"`);
+  const attributes = candidateAttributes(selector);
   let total = 0;
   const perLabel = await mapLimit(labels, CONCURRENCY, async (label) => {
-    const items = await session.indexed(label);
+    const items = await session.indexed(label, attributes);
     total += items.length;
     if (total > MAX_CANDIDATES) throw new ReadLimitError(`"${selector.text}" reaches more than ${MAX_CANDIDATES} runs and series; narrow it (device, run=ID)`);
     return items;
@@ -444,7 +533,7 @@ async function deviceCandidates(session: ReadSession, selector: Selector, plan: 
   // Terms other than context~ are checked before the runs' METAs are read, so only survivors cost a read.
   const early: Selector = { text: selector.text, terms: selector.terms.filter((t: Term) => t.kind !== 'context') };
   const found: Found[] = [];
-  const series: SeriesItem[] = [];
+  const series: Extract<CandidateItem, { type: 'series' }>[] = [];
   for (const item of items) {
     if (item.type === 'run') found.push(diskperfFound(item));
     else if (matches(early, { device: item.device, runId: item.runId, ...(item.host !== undefined ? { host: item.host } : {}), format: 'iostat', tags: item.tags ?? {}, context: [] })) series.push(item);

@@ -2,11 +2,11 @@
  * What the store keeps: the item shapes for upload records and runs, built from
  * the canonical records. Readers (the API) use the same types.
  */
-import type { IostatMetric } from '../metrics.ts';
+import { DISKPERF_METRICS, type DiskperfMetric, type IostatMetric } from '../metrics.ts';
 import type { DiskperfRun, IostatColumn, IostatRun, IostatSample, MetricSummary, Run } from '../model.ts';
 import { seriesLabel } from '../labels.ts';
 import { metricValues } from '../parsers/iostat-layout.ts';
-import { chunkSk, devicePk, deviceSk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
+import { chunkSk, devicePk, deviceSk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, tagKey, uploadPk, uploadSk } from './keys.ts';
 
 export const UPLOAD_STATUSES = ['processing', 'ready', 'failed', 'deleted'] as const;
 export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
@@ -101,14 +101,34 @@ interface RunItemBase {
   ingestedAt: string;
 }
 
+/** A diskperf result table: the measured values per request size. */
+export type DiskperfRows = { req_size: number; values: DiskperfRun['rows'][number]['values'] }[];
+
+/**
+ * A diskperf result table column-wise: the request sizes, and each metric's column,
+ * as one string of space-separated numbers each (`-` where a row has no value).
+ * Seven attributes instead of a map per row: a run item of 2.2 KB holds 0.5 KB of
+ * table instead of 1.3 KB, and DynamoDB and a reader parse seven strings instead
+ * of 77 numbers in 22 maps (a comparison reads every run of a device).
+ */
+export interface PackedRows {
+  req_size: string;
+  values: Partial<Record<DiskperfMetric, string>>;
+}
+
 export interface DiskperfRunItem extends RunItemBase {
   format: 'diskperf';
   meta: DiskperfRun['meta'];
   columns: DiskperfRun['columns'];
-  rows: { req_size: number; values: DiskperfRun['rows'][number]['values'] }[];
+  /** The table, packed (packRows); items written before packing hold `rows` instead: read both with diskperfRows(). */
+  packedRows?: PackedRows;
+  rows?: DiskperfRows;
   gsi1pk: string;
   gsi1sk: string;
 }
+
+/** A diskperf run as readers hand it out (GET /runs/{id}): its table as rows, however it is stored. */
+export type DiskperfRunRecord = Omit<DiskperfRunItem, 'packedRows' | 'rows'> & { rows: DiskperfRows };
 
 export interface IostatRunItem extends RunItemBase {
   format: 'iostat';
@@ -121,6 +141,7 @@ export interface IostatRunItem extends RunItemBase {
 }
 
 export type RunItem = DiskperfRunItem | IostatRunItem;
+export type RunRecord = DiskperfRunRecord | IostatRunItem;
 
 /** The index entry of one iostat series: found by device, it points at its run. */
 export interface SeriesItem {
@@ -138,6 +159,44 @@ export interface SeriesItem {
   summary: StoredSeries['summary'];
   gsi1pk: string;
   gsi1sk: string;
+}
+
+/**
+ * One tag of a run, in the run's partition (so deleting the run deletes it) and
+ * indexed by tag: a tag selector reads the runs that carry the tag, not every
+ * device's. It names the run and what a selector can check before reading it.
+ */
+export interface TagItem {
+  pk: string;
+  sk: string;
+  type: 'tag';
+  runId: string;
+  format: Run['format'];
+  /** The run's label (iostat series are `<label>/<native>`). */
+  label: string;
+  host?: string;
+  /** Every tag of the run, for the selector's other tag terms. */
+  tags: Record<string, string>;
+  time: string;
+  gsi3pk: string;
+  gsi3sk: string;
+}
+
+/** The TAG items of a run (none for an untagged one): written with its index entries, before its META. */
+export function runTagItems(run: RunItem): TagItem[] {
+  return Object.entries(run.tags).map(([key, value]) => ({
+    pk: runPk(run.runId),
+    sk: tagKey(key, value),
+    type: 'tag',
+    runId: run.runId,
+    format: run.format,
+    label: run.label,
+    ...(run.host !== undefined ? { host: run.host } : {}),
+    tags: run.tags,
+    time: run.time,
+    gsi3pk: tagKey(key, value),
+    gsi3sk: deviceSk(run.time, run.runId),
+  }));
 }
 
 /**
@@ -206,6 +265,40 @@ function packValues(values: readonly (number | undefined)[], count: number): str
 
 const unpack = (text: string) => text.split(' ').map((t) => (t === MISSING ? undefined : Number(t)));
 
+export function packRows(rows: DiskperfRows): PackedRows {
+  const values: PackedRows['values'] = {};
+  for (const metric of DISKPERF_METRICS) {
+    if (rows.some((r) => r.values[metric] !== undefined)) values[metric] = packValues(rows.map((r) => r.values[metric]), rows.length);
+  }
+  return { req_size: packValues(rows.map((r) => r.req_size), rows.length), values };
+}
+
+/** A packed table's columns: the request sizes, and each metric's values by row (undefined where a row has none). */
+export function unpackRows(packed: PackedRows): { sizes: number[]; columns: Partial<Record<DiskperfMetric, (number | undefined)[]>> } {
+  const columns: Partial<Record<DiskperfMetric, (number | undefined)[]>> = {};
+  for (const [metric, column] of Object.entries(packed.values)) columns[metric as DiskperfMetric] = unpack(column!);
+  return { sizes: packed.req_size === '' ? [] : (unpack(packed.req_size) as number[]), columns };
+}
+
+/** The table of a stored diskperf run, packed or (written before packing) not. */
+export function diskperfRows(item: Pick<DiskperfRunItem, 'packedRows' | 'rows'>): DiskperfRows {
+  if (item.packedRows === undefined) return item.rows ?? [];
+  const { sizes, columns } = unpackRows(item.packedRows);
+  const entries = Object.entries(columns) as [DiskperfMetric, (number | undefined)[]][];
+  return sizes.map((reqSize, i) => {
+    const values: DiskperfRows[number]['values'] = {};
+    for (const [metric, column] of entries) if (column[i] !== undefined) values[metric] = column[i];
+    return { req_size: reqSize, values };
+  });
+}
+
+/** A stored run as readers hand it out: a diskperf table as rows. */
+export function runRecord(item: RunItem): RunRecord {
+  if (item.format !== 'diskperf') return item;
+  const { packedRows: _packed, rows: _rows, ...rest } = item;
+  return { ...rest, rows: diskperfRows(item) };
+}
+
 /** The samples of a stored chunk, with canonical values from the run's columns. */
 export function chunkSamples(chunk: ChunkItem, columns: readonly IostatColumn[]): IostatSample[] {
   const reports = unpack(chunk.reports);
@@ -262,7 +355,7 @@ export function diskperfRunItem(run: DiskperfRun, ctx: RunContext): DiskperfRunI
     platform: 'irix',
     meta: run.meta,
     columns: run.columns,
-    rows: run.rows.map((r) => ({ req_size: r.req_size, values: r.values })),
+    packedRows: packRows(run.rows),
     gsi1pk: devicePk(ctx.label),
     gsi1sk: deviceSk(item.time, ctx.runId),
   };

@@ -10,8 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as apiHandler, setApiDeps, type ApiDeps } from '../../functions/api/handler.ts';
@@ -21,8 +22,10 @@ import { ROUTES, type DeviceEntry, type PresignedUpload, type RunDetail, type Ru
 import type { Comparison } from '../../shared/compare.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
-import { devicePk, deviceSk, runId, runPk, seriesSk } from '../../shared/store/keys.ts';
-import { MAX_OBSERVATIONS } from '../../shared/store/read.ts';
+import { devicePk, deviceSk, runId, runPk, seriesSk, tagKey } from '../../shared/store/keys.ts';
+import { MAX_OBSERVATIONS, resolveSelector } from '../../shared/store/read.ts';
+import { parseSelector } from '../../shared/selectors.ts';
+import { createTableInput, INDEXES } from '../../shared/table.ts';
 import { startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
 import { lambdaContext } from '../support/lambda.ts';
 
@@ -163,26 +166,40 @@ async function call<T = unknown>(method: string, path: string, c: Call = {}): Pr
 const get = <T>(path: string, query?: Record<string, string>) => call<T>('GET', path, query ? { query } : {});
 type ErrorBody = { error: { code: string; message: string } };
 
-/** A DynamoDB client that counts the read requests it sends (Get, Query, BatchGet, Scan). */
+/**
+ * A DynamoDB client that counts the read requests it sends (Get, Query, BatchGet,
+ * Scan), noting which index each reads, and sums the read units DynamoDB reports
+ * for them (ReturnConsumedCapacity TOTAL).
+ */
 function counting(base: ApiDeps) {
-  let reads = 0;
+  let reads: string[] = [];
+  let units = 0;
   const send = base.db.send.bind(base.db) as (command: unknown, ...rest: unknown[]) => Promise<unknown>;
   const db = new Proxy(base.db, {
     get(target, property, receiver) {
       if (property !== 'send') return Reflect.get(target, property, receiver);
-      return (command: { constructor: { name: string } }, ...rest: unknown[]) => {
+      return async (command: { constructor: { name: string }; input: Record<string, unknown> }, ...rest: unknown[]) => {
         const name = command.constructor.name;
-        if (/^(Get|Query|BatchGet|Scan)Command$/.test(name)) reads++;
-        return send(command, ...rest);
+        const isRead = /^(Get|Query|BatchGet|Scan)Command$/.test(name);
+        if (!isRead) return send(command, ...rest);
+        reads.push(`${name.replace(/Command$/, '')}${command.input['IndexName'] ? ` ${String(command.input['IndexName'])}` : ''}`);
+        command.input['ReturnConsumedCapacity'] = 'TOTAL';
+        const output = (await send(command, ...rest)) as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] };
+        for (const c of [output.ConsumedCapacity ?? []].flat()) units += c.CapacityUnits ?? 0;
+        return output;
       };
     },
   });
-  const take = () => {
-    const n = reads;
-    reads = 0;
-    return n;
+  /** Read requests since the last take. */
+  const take = () => detail().reads.length;
+  /** The read requests since the last take (sorted: concurrent reads finish in any order) and their read units. */
+  const detail = () => {
+    const out = { reads: reads.sort(), units };
+    reads = [];
+    units = 0;
+    return out;
   };
-  return { deps: { ...base, db } as ApiDeps, take };
+  return { deps: { ...base, db } as ApiDeps, take, detail };
 }
 
 // ---------------------------------------------------------------- devices and runs
@@ -552,6 +569,115 @@ describe('uploads', () => {
       const r = await call<ErrorBody>('POST', '/uploads', c);
       expect({ status: r.status, code: r.body.error?.code, message: r.body.error?.message }).toEqual({ status: 400, code: 'bad_request', message: expect.stringMatching(message) });
     }
+  });
+});
+
+// ---------------------------------------------------------------- answers
+
+describe('comparison answers', () => {
+  it('are reused only for the same data: a new run is a new answer, and the cache can be turned off', async () => {
+    const u = uid();
+    await ingest(`cache-a-${u}/redux.txt`, REDUX);
+    await ingest(`cache-b-${u}/sync.txt`, SYNC_10M);
+    const query = { a: `cache-a-${u}`, b: `cache-b-${u}` };
+    const first = await get<Comparison>('/compare', query);
+    expect(first.headers['x-benchdrop-answer']).toBe('computed');
+    const second = await get<Comparison>('/compare', query);
+    expect(second.headers['x-benchdrop-answer']).toBe('cached');
+    expect(second.text).toBe(first.text);
+    expect(second.body.ratio!.toFixed(2)).toBe('1.90');
+
+    // Another run on a side: the data read differs, so the answer is computed again.
+    await ingest(`cache-a-${u}/redux-again.txt`, REDUX);
+    const third = await get<Comparison>('/compare', query);
+    expect(third.headers['x-benchdrop-answer']).toBe('computed');
+    expect(third.body.a.runs).toBe(2);
+    expect(third.body.ci).toBeNull();
+
+    setApiDeps({ ...deps, cacheAnswers: false });
+    try {
+      const uncached = await get<Comparison>('/compare', query);
+      expect(uncached.headers['x-benchdrop-answer']).toBe('computed');
+      expect(uncached.text).toBe(third.text);
+    } finally {
+      setApiDeps(deps);
+    }
+  });
+});
+
+// ---------------------------------------------------------------- tags
+
+describe('tag selectors', () => {
+  it('read the byTag index: the runs carrying the tag, and nothing more when unrelated runs are added', async () => {
+    const u = uid();
+    const sas = `SAS-${u}`;
+    await ingest(`tagged-a-${u}/redux.txt`, REDUX, { metadata: { tags: `interface=${sas};rpm=10000` } });
+    await ingest(`tagged-b-${u}/sync.txt`, SYNC_10M, { metadata: { tags: `interface=SCSI-${u}` } });
+    const query = { a: `tag.interface=${sas}`, b: `tag.interface=SCSI-${u}`, metric: 'all' };
+    const counter = counting(deps);
+    setApiDeps(counter.deps);
+    try {
+      const first = await get<Comparison>('/compare', query);
+      expect(first.status).toBe(200);
+      // The seed ratio, found by tag instead of by device.
+      expect(first.body.ratio!.toFixed(2)).toBe('1.90');
+      expect(first.body.a).toMatchObject({ runs: 1, devices: [`tagged-a-${u}`] });
+      const before = counter.detail();
+      // Per side: one Query of byTag and one BatchGet of the runs it names; no label is listed or read.
+      expect(before.reads).toEqual(['BatchGet', 'BatchGet', 'Query byTag', 'Query byTag']);
+      expect(before.units).toBeGreaterThan(0);
+
+      // Unrelated: untagged devices, devices with another interface (and the same rpm), a tagged iostat upload.
+      for (let i = 0; i < 5; i++) {
+        await ingest(`untagged-${u}-${i}/redux.txt`, REDUX);
+        await ingest(`sata-${u}-${i}/sync.txt`, SYNC_10M, { metadata: { tags: `interface=SATA-${u};rpm=10000` } });
+      }
+      await ingest(`tagged-host-${u}/iostat.txt`, SOLARIS_XN, { metadata: { tags: `rpm=10000;interface=SATA-${u}` } });
+      counter.detail();
+      const again = await get<Comparison>('/compare', query);
+      expect(again.body.ratio).toBe(first.body.ratio);
+      expect(counter.detail()).toEqual(before);
+
+      // Another run with the tag, on another device, is found; other terms narrow it.
+      await ingest(`tagged-c-${u}/redux.txt`, REDUX, { metadata: { tags: `interface=${sas}` } });
+      expect((await get<Comparison>('/compare', query)).body.a).toMatchObject({ runs: 2, devices: [`tagged-a-${u}`, `tagged-c-${u}`] });
+      expect((await get<Comparison>('/compare', { ...query, a: `tag.interface=${sas},tag.rpm=10000` })).body.a).toMatchObject({ runs: 1, devices: [`tagged-a-${u}`] });
+      expect((await get<Comparison>('/compare', { ...query, a: `tag.interface=${sas},tagged-c*` })).body.a).toMatchObject({ runs: 1, devices: [`tagged-c-${u}`] });
+      counter.detail();
+
+      // A TAG item whose run has no META (half-written, or half-deleted) does not count.
+      const ghost = `r${'9'.repeat(24)}`;
+      await env.db.send(
+        new PutCommand({
+          TableName: env.tableName,
+          Item: { pk: runPk(ghost), sk: tagKey('interface', sas), type: 'tag', runId: ghost, format: 'diskperf', label: 'ghost', tags: { interface: sas }, time: '2099-01-01T00:00:00', gsi3pk: tagKey('interface', sas), gsi3sk: deviceSk('2099-01-01T00:00:00', ghost) },
+        }),
+      );
+      expect((await get<Comparison>('/compare', query)).body.a.runs).toBe(2);
+
+      // Deleting an object removes its runs' TAG items with them.
+      const removed = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: `tagged-c-${u}/redux.txt`, sequencer: sequencer() });
+      expect(await ingestHandler(sqsEvent([removed]), lambdaContext())).toEqual({ batchItemFailures: [] });
+      expect((await get<Comparison>('/compare', query)).body.a).toMatchObject({ runs: 1, devices: [`tagged-a-${u}`] });
+      const [thirdRun] = idsOf(`tagged-c-${u}/redux.txt`, 1);
+      const left = await env.db.send(new QueryCommand({ TableName: env.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': runPk(thirdRun!) } }));
+      expect(left.Items).toEqual([]);
+    } finally {
+      setApiDeps(deps);
+    }
+  }, 30_000);
+
+  it('on a table made before the tag index, fail with a message saying so', async () => {
+    const tableName = `before-tags-${uid()}`;
+    const input = createTableInput(tableName);
+    const kept = input.GlobalSecondaryIndexes!.filter((i) => i.IndexName !== INDEXES.byTag.name);
+    const admin = new DynamoDBClient({ region: 'us-east-1', endpoint: env.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      await admin.send(new CreateTableCommand({ ...input, GlobalSecondaryIndexes: kept, AttributeDefinitions: input.AttributeDefinitions!.filter((a) => a.AttributeName !== INDEXES.byTag.partitionKey && a.AttributeName !== INDEXES.byTag.sortKey) }));
+    } finally {
+      admin.destroy();
+    }
+    await expect(resolveSelector({ db: env.db, tableName }, parseSelector('tag.interface=SAS'))).rejects.toThrow(`table ${tableName} has no byTag index`);
   });
 });
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compareSelections, CompareError, diskperfObservation, iostatObservation, metricsOf, type Observation } from '../../shared/compare.ts';
+import { compareSelections, CompareError, comparisonKey, diskperfObservation, iostatObservation, metricsOf, type Observation } from '../../shared/compare.ts';
 import type { DiskperfRun, IostatRun } from '../../shared/model.ts';
 import { parseText } from '../../shared/parsers/index.ts';
 
@@ -97,6 +97,49 @@ describe('statistics by hand', () => {
     expect(compareSelections(a, b, { metric: 'read_iops' }).ci).toEqual(c.ci);
   });
 
+  it('the interval is the 2.5th-97.5th percentile of the comparisons of resampled sides, also with missing and zero points', () => {
+    // The definition, computed the slow way: each iteration draws every side with
+    // replacement (mulberry32, seed 1, A's draws before B's, as the engine does)
+    // and compares the drawn observations. The engine reduces full points once per
+    // row instead; the two must agree to rounding.
+    let t = 1;
+    const random = () => {
+      t = (t + 0x6d2b79f5) >>> 0;
+      let x = Math.imul(t ^ (t >>> 15), 1 | t);
+      x ^= x + Math.imul(x ^ (x >>> 7), 61 | x);
+      return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+    };
+    const sizes = [4096, 8192, 65536];
+    const run = (id: string, scale: number, i: number) =>
+      diskperfObservation(id, id, sizes.map((req_size, s) => ({
+        req_size,
+        // Some runs lack a size or measured 0 at it: partial points, whose count varies per resample.
+        values: { fwd_wt: scale * (1 + ((i * 7 + s) % 5) / 10), rnd_rd: s === 2 && i % 3 === 0 ? 0 : scale * (1 + ((i * 3 + s) % 4) / 10), ...(s === 1 && i % 2 === 0 ? {} : { bwd_rd: scale * (2 + (i % 3) / 5) }) },
+      })));
+    const a = Array.from({ length: 7 }, (_, i) => run(`a${i}`, 1.5, i));
+    const b = Array.from({ length: 5 }, (_, i) => run(`b${i}`, 1, i + 1));
+    const iterations = 300;
+    const c = compareSelections(a, b, { iterations, seed: 1 });
+    const ratios: number[] = [];
+    for (let i = 0; i < iterations; i++) {
+      const drawnA = a.map(() => a[Math.floor(random() * a.length)]!);
+      const drawnB = b.map(() => b[Math.floor(random() * b.length)]!);
+      const r = compareSelections(drawnA, drawnB, { iterations: 0 }).ratio;
+      if (r !== null) ratios.push(r);
+    }
+    ratios.sort((x, y) => x - y);
+    const at = (q: number) => {
+      const pos = (ratios.length - 1) * q;
+      const lo = Math.floor(pos);
+      return ratios[lo]! + (ratios[Math.ceil(pos)]! - ratios[lo]!) * (pos - lo);
+    };
+    expect(c.excluded.length).toBeGreaterThan(0);
+    expect(c.ci!.low).toBeCloseTo(at(0.025), 12);
+    expect(c.ci!.high).toBeCloseTo(at(0.975), 12);
+    expect(c.ci!.low).toBeLessThan(c.ratio!);
+    expect(c.ci!.high).toBeGreaterThan(c.ratio!);
+  });
+
   it('overlapping sides are reported as no significant difference, benchstat style', () => {
     const a = [obs('a1', { read_iops: 100 }), obs('a2', { read_iops: 120 }), obs('a3', { read_iops: 90 })];
     const b = [obs('b1', { read_iops: 110 }), obs('b2', { read_iops: 95 }), obs('b3', { read_iops: 105 })];
@@ -124,5 +167,28 @@ describe('statistics by hand', () => {
     expect(c.byMetric.read_kBps!.ratio).toBeCloseTo(2, 10);
     expect(c.byMetric.write_kBps!.ratio).toBeCloseTo(0.5, 10);
     expect(c.warnings[0]).toMatch(/only read and write throughput are compared/);
+  });
+});
+
+describe('the key of an answer', () => {
+  const run = (id: string, fwd: number) => diskperfObservation(id, 'disk', [{ req_size: 4096, values: { fwd_wt: fwd, fwd_rd: 2 } }, { req_size: 8192, values: { fwd_wt: 3 } }]);
+
+  it('is the same for the same observations and options, however they were built', () => {
+    expect(comparisonKey([run('a', 1)], [run('b', 2)], { metric: 'write' })).toBe(comparisonKey([run('a', 1)], [run('b', 2)], { metric: 'write' }));
+  });
+
+  it('changes with any value, run, order or option the answer depends on', () => {
+    const key = comparisonKey([run('a', 1), run('c', 1)], [run('b', 2)]);
+    const others = [
+      comparisonKey([run('a', 1.0000000000000002), run('c', 1)], [run('b', 2)]),
+      comparisonKey([run('a', 1), run('d', 1)], [run('b', 2)]),
+      comparisonKey([run('a', 1)], [run('b', 2)]),
+      comparisonKey([run('c', 1), run('a', 1)], [run('b', 2)]),
+      comparisonKey([run('a', 1)], [run('c', 1), run('b', 2)]),
+      comparisonKey([run('a', 1), run('c', 1)], [run('b', 2)], { metric: 'write' }),
+      comparisonKey([run('a', 1), run('c', 1)], [run('b', 2)], { selectors: { a: 'x', b: 'y' } }),
+      comparisonKey([run('a', 1), run('c', 1)], [{ ...run('b', 2), samples: 3 }]),
+    ];
+    expect(new Set([key, ...others]).size).toBe(others.length + 1);
   });
 });

@@ -41,11 +41,16 @@ describe('selectors', () => {
     expect(() => parseSelector('host~x')).toThrow(/only context~TEXT/);
   });
 
-  it('plans a lookup by run, exact device, device prefix or all devices', () => {
+  it('plans a lookup by run, exact device, tag, device prefix or all devices, narrowest first', () => {
     expect(planSelector(parseSelector('run=r0123456789abcdef01234567,sas'))).toEqual({ by: 'run', runId: 'r0123456789abcdef01234567' });
     expect(planSelector(parseSelector('sas10k'))).toEqual({ by: 'device', exact: 'sas10k' });
     expect(planSelector(parseSelector('x4100/c*'))).toEqual({ by: 'devicePrefix', prefix: 'x4100/c' });
     expect(planSelector(parseSelector('*/c0t0d0'))).toEqual({ by: 'allDevices' });
-    expect(planSelector(parseSelector('tag.interface=SAS'))).toEqual({ by: 'allDevices' });
+    expect(planSelector(parseSelector('format=iostat,host=isen*'))).toEqual({ by: 'allDevices' });
+    // A tag term is looked up in the tag index, unless the selector names one device or run.
+    expect(planSelector(parseSelector('tag.interface=SAS'))).toEqual({ by: 'tag', key: 'interface', value: 'SAS' });
+    expect(planSelector(parseSelector('*/c0t0d0,tag.rpm=10000,tag.interface=SAS'))).toEqual({ by: 'tag', key: 'rpm', value: '10000' });
+    expect(planSelector(parseSelector('x4100/c*,tag.interface=SAS'))).toEqual({ by: 'tag', key: 'interface', value: 'SAS' });
+    expect(planSelector(parseSelector('tag.interface=SAS,sas10k'))).toEqual({ by: 'device', exact: 'sas10k' });
   });
 });

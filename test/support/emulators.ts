@@ -18,6 +18,7 @@ import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import type { IngestDeps } from '../../shared/ingest.ts';
 import { createTableInput } from '../../shared/table.ts';
 import { untilStored } from '../../infra/local/s3rver-writes.ts';
+import { startDynaliteProcess } from './dynalite-process.ts';
 
 /** s3rver accepts only its own pair; dynalite accepts anything. */
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -43,6 +44,8 @@ export interface Emulators {
   bucket: string;
   s3Endpoint: string;
   dynamodbEndpoint: string;
+  /** The dynalite child's process id, when it runs in one (to read its CPU time). */
+  dynalitePid?: number;
   /** What the ingest handler needs, pointed at the emulators. */
   deps: IngestDeps;
   put(key: string, body: string | Uint8Array, options?: PutOptions): Promise<PutResult>;
@@ -55,6 +58,8 @@ export interface EmulatorOptions {
   tableName?: string;
   bucket?: string;
   maxUploadBytes?: number;
+  /** dynalite in a child process (benchmarks: DynamoDB's work is not the caller's), instead of on this thread. */
+  dynaliteProcess?: boolean;
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -83,13 +88,22 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
 
   try {
     // DynamoDB: in memory (no path), tables ACTIVE at once.
-    const dynamo = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-    await new Promise<void>((resolve, reject) => {
-      dynamo.once('error', reject);
-      dynamo.listen(0, '127.0.0.1', () => resolve());
-    });
-    cleanups.push(() => closeServer(dynamo));
-    const dynamodbEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+    let dynamodbEndpoint: string;
+    let dynalitePid: number | undefined;
+    if (options.dynaliteProcess) {
+      const child = await startDynaliteProcess();
+      cleanups.push(() => child.stop());
+      dynamodbEndpoint = child.endpoint;
+      dynalitePid = child.pid;
+    } else {
+      const dynamo = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+      await new Promise<void>((resolve, reject) => {
+        dynamo.once('error', reject);
+        dynamo.listen(0, '127.0.0.1', () => resolve());
+      });
+      cleanups.push(() => closeServer(dynamo));
+      dynamodbEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+    }
 
     const s3rver = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true });
     const address = await s3rver.run();
@@ -128,7 +142,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       if (!(await untilStored(s3, bucket, key, bytes.byteLength))) throw new Error(`s3rver still holds less than the ${bytes.byteLength} bytes of ${key} after 2 s`);
       return { eTag: result.ETag.replace(/"/g, ''), size: bytes.byteLength };
     };
-    return { s3, db, tableName, bucket, s3Endpoint, dynamodbEndpoint, deps, put, createTable, stop };
+    return { s3, db, tableName, bucket, s3Endpoint, dynamodbEndpoint, ...(dynalitePid !== undefined ? { dynalitePid } : {}), deps, put, createTable, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;

@@ -1,9 +1,12 @@
-/** Chunks: what the parser emits comes back from a stored chunk unchanged. */
+/** Chunks and diskperf tables: what the parser emits comes back from a stored item unchanged. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { IostatRun, IostatSample } from '../../../shared/model.ts';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DiskperfRun, IostatRun, IostatSample } from '../../../shared/model.ts';
 import { parseText } from '../../../shared/parsers/index.ts';
-import { ChunkBuilder, chunkSamples, numberText, type ChunkItem } from '../../../shared/store/records.ts';
+import { ChunkBuilder, chunkSamples, diskperfRows, diskperfRunItem, numberText, packRows, runRecord, runTagItems, type ChunkItem, type DiskperfRunItem } from '../../../shared/store/records.ts';
 
 const LINUX = `Linux 5.15.0 (h) \t01/15/2024 \t_x86_64_\t(4 CPU)
 
@@ -90,5 +93,65 @@ describe('sample chunks', () => {
     expect(last).toMatchObject({ sk: 'CHUNK#sda#00001', first: 7, count: 1, reports: '7', lines: '40', raw: { c: '7' } });
     expect(last.times).toBeUndefined();
     expect(builder.finish()).toBeUndefined();
+  });
+});
+
+describe('diskperf tables', () => {
+  const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/irix/irix-6.5-indy-300G-10K.diskperf.txt');
+
+  it('a run item keeps its table column-wise and reads back row for row', async () => {
+    const run = (await parseText(readFileSync(FIXTURE, 'utf8'))).runs[0] as DiskperfRun;
+    const source = { bucket: 'b', key: 'k', version: 'v' };
+    const item = diskperfRunItem(run, { runId: 'r0', label: 'hdd', tags: {}, source, ingestedAt: '2024-01-01T00:00:00Z' });
+    expect(item.rows).toBeUndefined();
+    expect(item.packedRows!.req_size.split(' ')).toHaveLength(run.rows.length);
+    // The 300G disk measured 0.00 random writes at 8 KiB: a 0, not a missing value.
+    expect(item.packedRows!.values.rnd_wt!.split(' ')[1]).toBe('0');
+    expect(diskperfRows(item)).toEqual(run.rows.map((r) => ({ req_size: r.req_size, values: r.values })));
+    expect(JSON.stringify(item.packedRows).length).toBeLessThan(JSON.stringify(run.rows.map((r) => ({ req_size: r.req_size, values: r.values }))).length / 2);
+  });
+
+  it('a row without some column reads back without it; an empty table is empty', () => {
+    const rows = [
+      { req_size: 512, values: { fwd_wt: 1.5, fwd_rd: 2 } },
+      { req_size: 1024, values: { fwd_rd: 3.25 } },
+    ];
+    expect(packRows(rows)).toEqual({ req_size: '512 1024', values: { fwd_wt: '1.5 -', fwd_rd: '2 3.25' } });
+    expect(diskperfRows({ packedRows: packRows(rows) })).toEqual(rows);
+    expect(diskperfRows({ packedRows: packRows([]) })).toEqual([]);
+  });
+
+  it('items written before packing (rows as maps) read the same, and readers hand out rows either way', () => {
+    const rows = [{ req_size: 4096, values: { rnd_rd: 0.5 } }];
+    const legacy = { format: 'diskperf', rows } as unknown as DiskperfRunItem;
+    expect(diskperfRows(legacy)).toEqual(rows);
+    expect(runRecord(legacy)).toEqual({ format: 'diskperf', rows });
+    expect(runRecord({ format: 'diskperf', packedRows: packRows(rows) } as unknown as DiskperfRunItem)).toEqual({ format: 'diskperf', rows });
+  });
+});
+
+describe('tag items', () => {
+  it('a run gets one TAG item per tag, in its own partition, indexed by tag and newest first; an untagged run none', async () => {
+    const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
+    const run = (await parseText(readFileSync(FIXTURE, 'utf8'))).runs[0] as DiskperfRun;
+    const source = { bucket: 'b', key: 'k', version: 'v' };
+    const tags = { interface: 'SAS', rpm: '10000' };
+    const item = diskperfRunItem(run, { runId: 'r0', label: 'sas10k', tags, source, ingestedAt: '2024-01-01T00:00:00Z' });
+    expect(runTagItems(item)).toEqual(
+      ['interface=SAS', 'rpm=10000'].map((tag) => ({
+        pk: 'RUN#r0',
+        sk: `TAG#${tag}`,
+        type: 'tag',
+        runId: 'r0',
+        format: 'diskperf',
+        label: 'sas10k',
+        host: 'IRIS',
+        tags,
+        time: '2020-04-03T21:10:13',
+        gsi3pk: `TAG#${tag}`,
+        gsi3sk: '2020-04-03T21:10:13#r0',
+      })),
+    );
+    expect(runTagItems({ ...item, tags: {} })).toEqual([]);
   });
 });
