@@ -153,6 +153,17 @@ describe('counterexamples the fuzzers found', () => {
     expect(Object.values(streamed!.series[0]!.summary).every((s) => Number.isFinite(s.mean) && Number.isFinite(s.stddev))).toBe(true);
   });
 
+  it('a time stamp whose year a flipped bit made 0019 is no time (it printed as 19-12-14T12:20:45)', async () => {
+    const diskperf = (await parsed(fixture('irix/irix-6.5-indy-scsi2sd-10M-sync.diskperf.txt').replace('12:20:45 2019', '12:20:45 0019')))[0] as DiskperfRun;
+    expect(diskperf.meta.testDate).toBe('Sat Dec 14 12:20:45 0019');
+    expect(diskperf.meta.startedAt).toBeUndefined();
+    // parsed() checks every sample time is ISO 8601; the damaged stamp is simply not one.
+    const runs = (await parsed(fixture('solaris/solaris-10-xn-Td.iostat.txt').replace('10:15:07 UTC 2014', '10:15:07 UTC 0014'))) as IostatRun[];
+    const times = runs.flatMap((r) => r.series.flatMap((s) => s.samples!.map((x) => x.time)));
+    expect(times).toContain('2014-03-04T10:15:02Z');
+    expect(times.filter((t) => t?.includes('10:15:07'))).toEqual([]);
+  });
+
   it('a ParseError is still what plain garbage gets', async () => {
     await expect(parseText('\u0000\u0001binary')).rejects.toBeInstanceOf(ParseError);
   });
