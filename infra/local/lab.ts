@@ -23,6 +23,8 @@ import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client, type ClientOptions } from '../../shared/aws.ts';
 import { LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { createTableInput } from '../../shared/table.ts';
+// Before dynalite serves a request: its LevelDB iterators must close (see the file).
+import './dynalite-iterators.ts';
 import { s3EventRecord, s3Notification, sequencerGenerator, type S3EventName } from './events.ts';
 import { startHttpServer, type ApiHandler } from './http.ts';
 import { DEFAULT_HOST, DEFAULT_PORTS } from './options.ts';

@@ -145,6 +145,21 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
   let held: DiskperfRun | undefined;
   /** Warnings about skipped runs that came before any good run. */
   let orphans: ParseWarning[] = [];
+  /** Warnings beyond MAX_WARNINGS, counted for the held run and for the orphans: a file of a thousand empty tables keeps a hundred. */
+  let heldSuppressed = 0;
+  let orphansSuppressed = 0;
+
+  function keep(list: ParseWarning[], warning: ParseWarning): boolean {
+    if (list.length >= MAX_WARNINGS) return false;
+    list.push(warning);
+    return true;
+  }
+
+  /** A run leaves with one line saying how many warnings it did not keep. */
+  function release(run: DiskperfRun, suppressed: number): DiskperfRun {
+    if (suppressed > 0) run.warnings.push({ line: run.endLine, message: `${suppressed} more warnings not shown` });
+    return run;
+  }
   let firstFailure: { line: number; problem: string; expected: string } | undefined;
   let emitted = 0;
   let ended = false;
@@ -195,19 +210,21 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
       const expected = b.hasTable ? ROWS_EXPECTED : 'a "# req_size ..." table after the header';
       firstFailure ??= { line: b.headerLine, problem, expected };
       const warning = { line: b.headerLine, message: `${problem}; run skipped` };
-      if (held) held.warnings.push(warning);
-      else orphans.push(warning);
+      if (held) heldSuppressed += keep(held.warnings, warning) ? 0 : 1;
+      else orphansSuppressed += keep(orphans, warning) ? 0 : 1;
       return;
     }
-    if (b.suppressed > 0) run.warnings.push({ line: run.endLine, message: `${b.suppressed} more warnings not shown` });
-    if (orphans.length > 0) {
-      run.warnings.unshift(...orphans);
-      orphans = [];
-    }
+    // Warnings about the runs skipped before it come first.
+    const warnings = [...orphans, ...run.warnings];
+    const suppressed = b.suppressed + orphansSuppressed + Math.max(0, warnings.length - MAX_WARNINGS);
+    run.warnings = warnings.slice(0, MAX_WARNINGS);
+    orphans = [];
+    orphansSuppressed = 0;
     run.index = emitted++;
     run.name = run.meta.testName || nameFromCommands(run.context) || `diskperf-${run.index}`;
-    if (held) outbox.push(held);
+    if (held) outbox.push(release(held, heldSuppressed));
     held = run;
+    heldSuppressed = suppressed;
   }
 
   function setField(b: Building, key: string, value: string, lineNo: number): void {
@@ -512,7 +529,7 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
         ended = true;
         if (state !== 'idle') finishRun();
         if (held) {
-          outbox.push(held);
+          outbox.push(release(held, heldSuppressed));
           held = undefined;
         }
       });

@@ -68,7 +68,8 @@ export function metricValues(columns: readonly IostatColumn[], raw: Readonly<Rec
 /** Build the IostatColumn list for printed names from a platform's dictionary. */
 export function columnsFrom(names: readonly string[], dictionary: Readonly<Record<string, ColumnSpec>>): IostatColumn[] {
   return names.map((name) => {
-    const spec = dictionary[name];
+    // Own entries only: a header word such as `constructor` is not a column spec.
+    const spec = Object.hasOwn(dictionary, name) ? dictionary[name] : undefined;
     if (spec === undefined) return { name, unit: 'unknown', factor: 1 };
     const column: IostatColumn = { name, unit: spec.unit, factor: spec.factor ?? 1 };
     if (spec.metric !== undefined) column.metric = spec.metric;

@@ -20,7 +20,7 @@ import { ParseError } from './errors.ts';
 import { columnsFrom } from './iostat-layout.ts';
 import { LINUX_COLUMNS } from './iostat-linux.ts';
 import { IostatRunBuilder } from './iostat-run.ts';
-import { parseIostatNumber } from './numbers.ts';
+import { parseIostatNumber, wholeNumber } from './numbers.ts';
 import { readTimestamp } from './timestamps.ts';
 import type { LineParser, ParserOptions } from './types.ts';
 
@@ -103,7 +103,7 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
     if (typeof entry['sysname'] === 'string') meta.os = entry['sysname'];
     if (typeof entry['release'] === 'string') meta.kernel = entry['release'];
     if (typeof entry['date'] === 'string') meta.date = entry['date'];
-    if (typeof entry['number-of-cpus'] === 'number') meta.cpus = entry['number-of-cpus'];
+    if (Number.isSafeInteger(entry['number-of-cpus'])) meta.cpus = entry['number-of-cpus'] as number;
     runStart = line;
   }
 
@@ -159,8 +159,9 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
       if (sysname !== undefined) meta.os = sysname;
       const date = stringField(t, 'date');
       if (date !== undefined) meta.date = date;
-      const cpus = /"number-of-cpus"\s*:\s*(\d+)/.exec(t);
-      if (cpus) meta.cpus = Number(cpus[1]);
+      const cpus = /"number-of-cpus"\s*:\s*(\d+)\s*(?:,|}|$)/.exec(t);
+      const count = cpus ? wholeNumber(cpus[1]!) : undefined;
+      if (count !== undefined) meta.cpus = count;
       const stamp = stringField(t, 'timestamp');
       if (stamp !== undefined) time = reportTime(stamp, lineNo);
       if (/^"disk"\s*:\s*\[/.test(t)) {

@@ -16,6 +16,7 @@
  * one table per group; --human prints 1.2k / 3.4M / 45.0%.
  */
 import { columnsFrom, splitDevice, type ColumnSpec, type IostatDialect } from './iostat-layout.ts';
+import { wholeNumber } from './numbers.ts';
 
 const ops = (metric?: 'read_iops' | 'write_iops' | 'iops'): ColumnSpec => (metric ? { unit: 'ops/s', metric } : { unit: 'ops/s' });
 
@@ -134,6 +135,7 @@ export function parseLinuxBanner(line: string): LinuxBanner | undefined {
   const banner: LinuxBanner = { os: m[1]!, kernel: m[2]!, host: m[3]! };
   if (m[4]) banner.date = m[4].trim();
   if (m[5]) banner.arch = m[5];
-  if (m[6]) banner.cpus = Number(m[6]);
+  const cpus = m[6] === undefined ? undefined : wholeNumber(m[6]);
+  if (cpus !== undefined) banner.cpus = cpus;
   return banner;
 }

@@ -39,8 +39,9 @@ const DERIVED_IOPS = 0;
 interface SeriesState {
   device: string;
   mount?: string;
-  /** Printed values of the current report by column id; valid where stamp equals the report. */
+  /** Printed values of the current report by column id, for the kept columns; valid where stamp equals the report. */
   current: Float64Array;
+  /** By column id: the last report the series printed it in. */
   stamp: Int32Array;
   line: number;
   inReport: boolean;
@@ -130,6 +131,11 @@ export class IostatRunBuilder {
       if (id === undefined) {
         if (this.columns.length >= MAX_COLUMNS) return undefined;
         id = this.columns.length;
+        if (column.metric !== undefined && this.columns.some((c) => c.metric === column.metric)) {
+          // A second column for a metric (`svc_t` beside `asvc_t`: no header prints both) is kept as
+          // printed only: the first feeds the metric, in samples (metricValues) and summaries alike.
+          column = { name: column.name, unit: column.unit, factor: column.factor };
+        }
         this.columns.push(column);
         this.columnIds.set(column.name, id);
         if (column.metric !== undefined && this.slots < SUMMARY_SLOTS) this.slotOf[id] = this.slots++;
@@ -212,8 +218,8 @@ export class IostatRunBuilder {
       };
       if (this.options.keepSamples) state.samples = [];
       this.series.set(device, state);
-    } else if (state.inReport && state.stamp[ids[0]!] === this.report) {
-      // The same device again with the same columns and no header between: a new report.
+    } else if (state.inReport && (state.stamp[ids[0]!] === this.report || this.printedInReport(state, ids))) {
+      // The same device again with a column it already printed and no header between: a new report.
       this.startReport(undefined);
     }
     if (mount !== undefined) state.mount = mount;
@@ -233,10 +239,8 @@ export class IostatRunBuilder {
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       const v = values[offset + i]!;
-      if (kept[id] === 1) {
-        current[id] = v;
-        stamp[id] = report;
-      }
+      stamp[id] = report;
+      if (kept[id] === 1) current[id] = v;
       const slot = slotOf[id]!;
       if (slot >= 0) bank.add(slot, v);
     }
@@ -306,6 +310,12 @@ export class IostatRunBuilder {
   /** The current report counts since boot: the first of a run that did not start earlier in the file. */
   private isSinceBoot(): boolean {
     return this.report === 0 && !this.options.continuation;
+  }
+
+  /** Whether the series already has a value of one of these columns in this report (a repeat, not another --pretty group). */
+  private printedInReport(state: SeriesState, ids: ArrayLike<number>): boolean {
+    for (let i = 0; i < ids.length; i++) if (state.stamp[ids[i]!] === this.report) return true;
+    return false;
   }
 
   private overlaps(ids: ArrayLike<number>): boolean {

@@ -10,6 +10,12 @@
  */
 export const MAX_VALUE = 1e15;
 
+/** A count or size printed as digits, if it is a whole number JavaScript holds exactly. */
+export function wholeNumber(digits: string): number | undefined {
+  const value = Number(digits);
+  return /^\d+$/.test(digits) && Number.isSafeInteger(value) ? value : undefined;
+}
+
 /** Why a measured value is not one (negative, absurdly large, not a number), or undefined if it is fine. */
 export function valueProblem(value: number, what: string): string | undefined {
   if (value !== value) return 'is not a number';

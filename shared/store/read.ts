@@ -39,7 +39,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient,
 import type { DeviceEntry, RunDetail, RunListing, UploadListing } from '../api.ts';
 import { diskperfColumnsObservation, diskperfObservation, iostatObservation, type Observation } from '../compare.ts';
 import type { Format } from '../model.ts';
-import { globToRegExp, matches, planSelector, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
+import { globMatches, matches, planSelector, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK, tagKey } from './keys.ts';
 import { runRecord, unpackRows, UPLOAD_STATUSES, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
@@ -272,9 +272,9 @@ export function planLabels(glob: string | undefined): LabelPlan {
 
 /** The labels a plan reaches that every pattern matches; more than MAX_LABELS is a ReadLimitError. */
 async function labelsOf(session: ReadSession, plan: LabelPlan, globs: readonly string[], what: string): Promise<string[]> {
-  if (plan.by === 'device') return globs.every((g) => globToRegExp(g).test(plan.exact)) ? [plan.exact] : [];
+  if (plan.by === 'device') return globs.every((g) => globMatches(g, plan.exact)) ? [plan.exact] : [];
   const all = await session.labels(plan.by === 'devicePrefix' ? plan.prefix : '');
-  const labels = all.filter((label) => globs.every((g) => globToRegExp(g).test(label)));
+  const labels = all.filter((label) => globs.every((g) => globMatches(g, label)));
   if (labels.length > MAX_LABELS) throw new ReadLimitError(`${what} matches ${labels.length} device labels, more than ${MAX_LABELS}; narrow it (a longer literal prefix, or run=ID)`);
   return labels;
 }

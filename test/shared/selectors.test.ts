@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matches, parseSelector, planSelector, SelectorError, type SelectorCandidate } from '../../shared/selectors.ts';
+import { globMatches, matches, parseSelector, planSelector, SelectorError, type SelectorCandidate } from '../../shared/selectors.ts';
+import { referenceGlobMatch } from '../support/fuzz/selectors.ts';
 
 const candidate: SelectorCandidate = {
   device: 'x4100/c0t0d0',
@@ -52,5 +53,33 @@ describe('selectors', () => {
     expect(planSelector(parseSelector('*/c0t0d0,tag.rpm=10000,tag.interface=SAS'))).toEqual({ by: 'tag', key: 'rpm', value: '10000' });
     expect(planSelector(parseSelector('x4100/c*,tag.interface=SAS'))).toEqual({ by: 'tag', key: 'interface', value: 'SAS' });
     expect(planSelector(parseSelector('tag.interface=SAS,sas10k'))).toEqual({ by: 'device', exact: 'sas10k' });
+  });
+
+  it('a pattern that made the regular expression backtrack for hours (found by fuzzing) matches in microseconds', () => {
+    const glob = `${'*a'.repeat(60)}*b`;
+    const started = performance.now();
+    expect(globMatches(glob, 'a'.repeat(128))).toBe(false);
+    expect(matches(parseSelector(`device=${glob}`), { ...candidate, device: 'a'.repeat(128) })).toBe(false);
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(globMatches(glob, `${'a'.repeat(60)}b`)).toBe(true);
+  });
+
+  it('patterns match as the obvious dynamic-programming matcher says', () => {
+    const cases: [string, string][] = [
+      ['x4100/*', 'x4100/c0t0d0'],
+      ['x4100/c?t0d0', 'x4100/c1t0d0'],
+      ['a+b (2)', 'a+b (2)'],
+      ['x4100/c0t0d0.', 'x4100/c0t0d0x'],
+      ['*', ''],
+      ['?', ''],
+      ['a*b*c', 'abbbc'],
+      ['a*b*c', 'acb'],
+      ['*a*', 'bab'],
+      ['**a', 'xa'],
+      ['[a]', 'a'],
+      ['.*', 'x'],
+    ];
+    for (const [glob, text] of cases) expect(globMatches(glob, text), `${glob} ~ ${text}`).toBe(referenceGlobMatch(glob, text));
+    expect(cases.filter(([g, t]) => globMatches(g, t)).map(([g]) => g)).toEqual(['x4100/*', 'x4100/c?t0d0', 'a+b (2)', '*', 'a*b*c', '*a*', '**a']);
   });
 });

@@ -14,6 +14,7 @@ import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/c
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
+import '../../infra/local/dynalite-iterators.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import type { IngestDeps } from '../../shared/ingest.ts';
 import { createTableInput } from '../../shared/table.ts';

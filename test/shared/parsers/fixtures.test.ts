@@ -3,15 +3,11 @@
  * detection, format module) and checked against its .expected.json, as described
  * in test/fixtures/README.md.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { DiskperfRun, IostatRun, ParsedFile, Run } from '../../../shared/model.ts';
 import { ParseError, parseFile } from '../../../shared/parsers/index.ts';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
-const PLATFORMS = ['irix', 'solaris', 'linux', 'freebsd'];
+import { fixtureLogs } from '../../support/fixtures.ts';
 
 interface ExpectedSeries {
   samples?: number;
@@ -37,21 +33,6 @@ interface Expected {
   format?: string;
   runs?: ExpectedRun[];
   error?: { line?: number; contains?: string };
-}
-
-function cases(): { platform: string; log: string; expected: string }[] {
-  const out: { platform: string; log: string; expected: string }[] = [];
-  for (const platform of PLATFORMS) {
-    const files = readdirSync(join(ROOT, platform));
-    for (const file of files) {
-      if (!file.endsWith('.expected.json')) continue;
-      const base = file.slice(0, -'.expected.json'.length);
-      const log = files.find((f) => f !== file && !f.endsWith('.expected.json') && (f === base || f.startsWith(`${base}.`)));
-      if (!log) throw new Error(`${platform}/${file} has no log beside it`);
-      out.push({ platform, log: join(ROOT, platform, log), expected: join(ROOT, platform, file) });
-    }
-  }
-  return out;
 }
 
 /** Numbers equal within a relative 1e-9; everything else exactly. */
@@ -119,8 +100,8 @@ function checkRun(run: Run, exp: ExpectedRun, where: string): void {
 }
 
 describe('fixtures match their expected.json', () => {
-  for (const c of cases()) {
-    const name = `${c.platform}/${c.log.split('/').pop()}`;
+  for (const c of fixtureLogs()) {
+    const name = `${c.platform}/${c.name}`;
     it(name, async () => {
       const expected = JSON.parse(readFileSync(c.expected, 'utf8')) as Expected;
       let parsed: ParsedFile | undefined;
