@@ -12,6 +12,8 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import dynalite from 'dynalite';
+// The child serves the Queries: it is where dynalite's iterators must close.
+import '../../infra/local/dynalite-iterators.ts';
 
 export interface DynaliteProcess {
   endpoint: string;
