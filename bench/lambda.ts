@@ -6,15 +6,15 @@
  *      esbuild's JS API twice each, into bench/out/lambda/:
  *        <name>/index.mjs               as deployed: the settings of
  *                                       infra/bundling.ts, which the stack hands
- *                                       to NodejsFunction (the AWS SDK bundled,
- *                                       the source map trimmed to own sources);
+ *                                       to NodejsFunction (the AWS SDK bundled);
  *        <name>-sdk-external/index.mjs  the same with `@aws-sdk/*` external: the
- *                                       size the issue defines, and the previous
- *                                       deployment, measured as a reference;
+ *                                       size the issue defines, and how the
+ *                                       functions were bundled before, measured
+ *                                       as a reference;
  *   2. start dynalite and s3rver in this process (test/support/emulators.ts);
  *   3. per round (default 10), for each function and bundle, spawn a fresh `node`
- *      with the function's environment (NODE_OPTIONS as deployed, the emulators'
- *      endpoints, static credentials in the environment as Lambda provides them)
+ *      with the function's environment (the emulators' endpoints, and static
+ *      credentials in the environment as Lambda provides them; no NODE_OPTIONS)
  *      that times `await import(bundle)` (init), then two invocations of the
  *      handler with real-shaped events: the ingest function gets an SQS batch
  *      with the S3 notification of a diskperf log just uploaded, the API function
@@ -41,8 +41,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { build, version as esbuildVersion } from 'esbuild';
-import { LAMBDA_NODE_OPTIONS, lambdaEsbuildOptions } from '../infra/bundling.ts';
-import { trimSourceMapFile } from '../infra/source-map.ts';
+import { lambdaEsbuildOptions } from '../infra/bundling.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../infra/local/events.ts';
 import { apiEvent } from '../infra/local/http.ts';
 import { ROUTES } from '../shared/api.ts';
@@ -135,7 +134,6 @@ interface ProbeResult {
 function functionEnv(env: Emulators, service: string): NodeJS.ProcessEnv {
   return {
     PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-    NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
     AWS_REGION: REGION,
     AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
@@ -224,12 +222,10 @@ async function main(): Promise<number> {
       mkdirSync(dirname(outfile), { recursive: true });
       const started = performance.now();
       await build({ ...lambdaEsbuildOptions(variant === 'deployed' ? undefined : ['@aws-sdk/*']), logLevel: 'warning', entryPoints: [fn.entry], outfile, absWorkingDir: ROOT });
-      // The stack's afterBundling step; the SDK-external reference keeps its map whole, as deployed before.
-      const trimmed = variant === 'deployed' ? trimSourceMapFile(`${outfile}.map`) : undefined;
       const bytes = statSync(outfile).size;
       const mapBytes = statSync(`${outfile}.map`).size;
       console.log(
-        `built ${relative(ROOT, outfile)} (${variant}): ${bytes} bytes (${(bytes / KB).toFixed(1)} KB), source map ${(mapBytes / KB).toFixed(1)} KB${trimmed ? ` (trimmed from ${(trimmed.before / KB).toFixed(1)} KB to ${trimmed.sources} own sources)` : ''}, in ${(performance.now() - started).toFixed(0)} ms`,
+        `built ${relative(ROOT, outfile)} (${variant}): ${bytes} bytes (${(bytes / KB).toFixed(1)} KB), source map ${(mapBytes / KB).toFixed(1)} KB, in ${(performance.now() - started).toFixed(0)} ms`,
       );
       builds.push({ name: fn.name, variant, service: fn.service, bundle: outfile, bytes, mapBytes, samples: [] });
     }
@@ -335,7 +331,7 @@ async function main(): Promise<number> {
   console.log('\nbundles (minified; the size target is for the bundle with @aws-sdk/* external, as the issue defines it):\n');
   console.log(table(sizeRows, (c) => c > 0 && c < 4));
   console.log(
-    `\ninit = await import(bundle) in a fresh node (NODE_OPTIONS=${LAMBDA_NODE_OPTIONS}, as deployed); then two invocations against dynalite and s3rver; cold start = init + 1st invocation. Medians of ${rounds} rounds; "deployed" is what the stack ships, "sdk-external" the same code resolving the SDK from node_modules:\n`,
+    `\ninit = await import(bundle) in a fresh node with the function's environment; then two invocations against dynalite and s3rver; cold start = init + 1st invocation. Medians of ${rounds} rounds; "deployed" is what the stack ships, "sdk-external" the same code resolving the SDK from node_modules:\n`,
   );
   console.log(table(timeRows, (c) => c > 1 && c < 9));
   if (problems.length > 0) {

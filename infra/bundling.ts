@@ -53,6 +53,10 @@ export interface LambdaBundling {
  */
 export const LAMBDA_BUNDLING: LambdaBundling = {
   minify: true,
+  // Shipped beside the bundle for reading a stack trace from the logs, but not
+  // loaded at run time: with NODE_OPTIONS=--enable-source-maps Node reads, parses
+  // and indexes the map at every cold start, a tenth of the init even with the map
+  // cut down to the project's own sources (measured; BENCHMARKS.md).
   sourceMap: true,
   sourcesContent: false,
   mainFields: ['module', 'main'],
@@ -61,23 +65,10 @@ export const LAMBDA_BUNDLING: LambdaBundling = {
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
 };
 
-/** Stack traces through the bundle's source map (trimmed, see below). */
-export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
-
-/**
- * Shell commands NodejsFunction runs after esbuild (commandHooks.afterBundling):
- * the source map keeps the project's own sources only (infra/source-map.ts), which
- * makes `--enable-source-maps` about as cheap at init as no source map at all.
- */
-export function afterBundlingCommands(inputDir: string, outputDir: string): string[] {
-  return [`"${inputDir}/node_modules/.bin/tsx" "${inputDir}/infra/trim-source-map.ts" "${outputDir}/index.mjs.map"`];
-}
-
 /**
  * The esbuild options NodejsFunction derives from these settings (bundle, platform
  * node, ESM, the target, and LAMBDA_BUNDLING), for building the same bundle
- * without CDK; trimSourceMapFile (infra/source-map.ts) on its map is the rest.
- * `external` replaces the bundling's external modules.
+ * without CDK. `external` replaces the bundling's external modules.
  */
 export function lambdaEsbuildOptions(external: string[] = LAMBDA_BUNDLING.externalModules): BuildOptions {
   return {

@@ -28,7 +28,7 @@ import type { Construct } from 'constructs';
 import { ROUTES } from '../shared/api.ts';
 import { ENV, MB } from '../shared/config.ts';
 import { INDEXES, TABLE_KEY } from '../shared/table.ts';
-import { afterBundlingCommands, LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS, LAMBDA_TARGET } from './bundling.ts';
+import { LAMBDA_BUNDLING, LAMBDA_TARGET } from './bundling.ts';
 import type { StackSettings } from './settings.ts';
 
 /** The tag every resource of a lab carries. */
@@ -96,22 +96,12 @@ function apiAccessLogFormat(): string {
 
 /** The Node.js runtime and esbuild settings both functions share (infra/bundling.ts). */
 const RUNTIME = lambda.Runtime.NODEJS_24_X;
-const BUNDLING: BundlingOptions = {
-  format: OutputFormat.ESM,
-  target: LAMBDA_TARGET,
-  ...LAMBDA_BUNDLING,
-  commandHooks: {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: afterBundlingCommands,
-  },
-};
+const BUNDLING: BundlingOptions = { format: OutputFormat.ESM, target: LAMBDA_TARGET, ...LAMBDA_BUNDLING };
 
 /** Environment both functions share besides their Powertools service name. */
 const POWERTOOLS_ENV = {
   POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
   POWERTOOLS_LOG_LEVEL: 'INFO',
-  NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
 } as const;
 
 /**

@@ -335,7 +335,6 @@ describe('ingest function', () => {
         POWERTOOLS_SERVICE_NAME: 'benchdrop-ingest',
         POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
       });
       // Emulator endpoints are for the local lab only.
       expect(props(lab, i.ingest).Environment.Variables[ENV.s3Endpoint]).toBeUndefined();
@@ -536,7 +535,6 @@ describe('API function', () => {
         POWERTOOLS_SERVICE_NAME: 'benchdrop-api',
         POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
       });
     }
   });
