@@ -8,8 +8,7 @@
 import '../support/quiet.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -27,10 +26,9 @@ import { MAX_OBSERVATIONS, resolveSelector } from '../../shared/store/read.ts';
 import { parseSelector } from '../../shared/selectors.ts';
 import { createTableInput, INDEXES } from '../../shared/table.ts';
 import { startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
+import { fixture, FIXTURES_DIR } from '../support/fixtures.ts';
 import { lambdaContext } from '../support/lambda.ts';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
-const fixture = (path: string) => readFileSync(join(FIXTURES, path));
 const REDUX = fixture('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
 const INDY_300G = fixture('irix/irix-6.5-indy-300G-10K.diskperf.txt');
 const SYNC_10M = fixture('irix/irix-6.5-indy-scsi2sd-10M-sync.diskperf.txt');
@@ -39,7 +37,7 @@ const SOLARIS_XN = fixture('solaris/solaris-10-xn.iostat.txt');
 const LINUX = fixture('linux/linux-sysstat-12.7.5-x.txt');
 const PROSE = fixture('bad/prose-only.txt');
 const X4100_CONTEXTS = (
-  JSON.parse(readFileSync(join(FIXTURES, 'solaris/solaris-10-x4100-sas-maxcontig.iostat.expected.json'), 'utf8')) as { runs: { context: string[] }[] }
+  JSON.parse(readFileSync(join(FIXTURES_DIR, 'solaris/solaris-10-x4100-sas-maxcontig.iostat.expected.json'), 'utf8')) as { runs: { context: string[] }[] }
 ).runs.map((r) => r.context);
 const X4100_NATIVES = ['d10', 'd11', 'd12', 'c0t0d0', 'c0t1d0'];
 

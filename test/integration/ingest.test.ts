@@ -9,9 +9,6 @@
  */
 import '../support/quiet.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse } from 'aws-lambda';
@@ -26,13 +23,12 @@ import { INDEXES } from '../../shared/table.ts';
 import { createS3Client, INGEST_DYNAMODB_ATTEMPTS } from '../../shared/aws.ts';
 import { ENV } from '../../shared/config.ts';
 import { REGION, S3RVER_CREDENTIALS, startEmulators, type Emulators, type PutOptions, type PutResult } from '../support/emulators.ts';
+import { fixture } from '../support/fixtures.ts';
 import { startFaultProxy } from '../support/fault-proxy.ts';
 import { lambdaContext } from '../support/lambda.ts';
 import { solarisDevices, solarisIostatLog, writeIops } from '../support/logs.ts';
 import { getCurrent, getItem, getUpload, itemsOfKey, jsonBytes, queryAll, runItems, scanAll, type Item } from '../support/table.ts';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
-const fixture = (path: string) => readFileSync(join(FIXTURES, path));
 const REDUX = fixture('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
 const INDY_300G = fixture('irix/irix-6.5-indy-300G-10K.diskperf.txt');
 const SYNC_10M = fixture('irix/irix-6.5-indy-scsi2sd-10M-sync.diskperf.txt');

@@ -8,6 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
+
+/** The bytes of one fixture, by its path under test/fixtures (e.g. `irix/x.diskperf.txt`). */
+export const fixture = (path: string): Buffer => readFileSync(join(FIXTURES_DIR, path));
 export const FIXTURE_PLATFORMS = ['irix', 'solaris', 'linux', 'freebsd'] as const;
 
 export interface FixtureLog {
