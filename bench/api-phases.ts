@@ -26,9 +26,9 @@ import type { DiskperfRun } from '../shared/model.ts';
 import { parseText } from '../shared/parsers/index.ts';
 import { parseSelector } from '../shared/selectors.ts';
 import { BatchWriter } from '../shared/store/batch.ts';
-import { DEVICES_PK, runId } from '../shared/store/keys.ts';
+import { runId } from '../shared/store/keys.ts';
 import { ReadSession, resolveSelector } from '../shared/store/read.ts';
-import { diskperfRunItem } from '../shared/store/records.ts';
+import { deviceItem, diskperfRunItem } from '../shared/store/records.ts';
 import { startEmulators } from '../test/support/emulators.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -68,7 +68,7 @@ try {
     add('bench-a');
     add('bench-b');
   }
-  for (const label of ['bench-a', 'bench-b']) writer.put({ pk: DEVICES_PK, sk: label, type: 'device', label, format: 'diskperf', lastSeen: '2024-01-01T00:00:00Z' });
+  for (const label of ['bench-a', 'bench-b']) writer.put(deviceItem(label, 'diskperf', '2024-01-01T00:00:00.000Z', 'v1'));
   while (n < RUNS) {
     add(`dev-${String(n % 198).padStart(3, '0')}`);
     if (writer.pending >= 500) await writer.flush();

@@ -47,14 +47,14 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as apiHandler, setApiDeps, type ApiDeps } from '../functions/api/handler.ts';
-import { ANSWER_HEADER } from '../functions/api/routes.ts';
+import { ANSWER_HEADER } from '../functions/api/answers.ts';
 import { startHttpServer, type ApiHandler } from '../infra/local/http.ts';
 import { ROUTES } from '../shared/api.ts';
 import type { DiskperfRun } from '../shared/model.ts';
 import { parseText } from '../shared/parsers/index.ts';
 import { BatchWriter } from '../shared/store/batch.ts';
-import { DEVICES_PK, runId } from '../shared/store/keys.ts';
-import { diskperfRunItem, runTagItems } from '../shared/store/records.ts';
+import { runId } from '../shared/store/keys.ts';
+import { deviceItem, diskperfRunItem, runTagItems } from '../shared/store/records.ts';
 import { startEmulators, type Emulators } from '../test/support/emulators.ts';
 import { lambdaContext } from '../test/support/lambda.ts';
 import { percentile, table } from './stats.ts';
@@ -168,7 +168,7 @@ async function seed(env: Emulators, seeder: Seeder, total: number, fixtures: Dis
       add(TARGETS.b);
     }
     const lastSeen = new Date(T0 + total * 60_000).toISOString();
-    for (const label of [TARGETS.a, TARGETS.b, ...OTHER_LABELS]) writer.put({ pk: DEVICES_PK, sk: label, type: 'device', label, format: 'diskperf', lastSeen });
+    for (const label of [TARGETS.a, TARGETS.b, ...OTHER_LABELS]) writer.put(deviceItem(label, 'diskperf', lastSeen, 'v1'));
   }
   while (seeder.count < total) {
     add(OTHER_LABELS[seeder.count % OTHER_LABELS.length]!);

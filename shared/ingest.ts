@@ -23,9 +23,9 @@ import { printable } from './printable.ts';
 import type { IostatSample, Run } from './model.ts';
 import { isParseError, parseStream } from './parsers/index.ts';
 import { BatchWriter } from './store/batch.ts';
-import { CHUNK_SAMPLES, DEVICES_PK, runId as makeRunId, runIdsOf } from './store/keys.ts';
+import { CHUNK_SAMPLES, runId as makeRunId, runIdsOf } from './store/keys.ts';
 import { claimUpload, currentObject, deleteRuns, finishPending, finishUpload, makeCurrent, setUploadStatus, type Store, type VersionRuns } from './store/objects.ts';
-import { ChunkBuilder, diskperfRunItem, iostatRunItem, MAX_LISTED_RUNS, runTagItems, type ObjectRef, type RunContext } from './store/records.ts';
+import { ChunkBuilder, deviceItem, diskperfRunItem, iostatRunItem, MAX_LISTED_RUNS, runTagItems, type ObjectRef, type RunContext } from './store/records.ts';
 
 /** The part of an S3 event record ingestion reads (validated by the handler). */
 export interface S3ObjectEvent {
@@ -98,7 +98,7 @@ async function ingestObject(object: ObjectRef, deps: IngestDeps): Promise<Ingest
     const summary = { format: result.format, device: result.device, tags: result.tags, warnings: result.warnings };
     if (current.stale) {
       // A newer version of the key already won: this one's runs must not show.
-      await deleteRuns(deps, result.runIds);
+      await deleteRuns(deps, result.runIds, now(deps));
       await finishUpload(deps, object, 'ready', { ...summary, message: 'superseded by a newer version of this key' }, now(deps));
       return { status: 'ready', object, runIds: [], warnings: result.warnings, superseded: true };
     }
@@ -109,7 +109,7 @@ async function ingestObject(object: ObjectRef, deps: IngestDeps): Promise<Ingest
     const failure = permanentFailure(error, object);
     if (failure === undefined) throw error;
     // Items written before the failure belong to no complete run: remove them.
-    await deleteRuns(deps, [...seenRuns]);
+    await deleteRuns(deps, [...seenRuns], now(deps));
     await finishUpload(deps, object, 'failed', { message: failure.message, line: failure.line }, now(deps));
     return { status: 'failed', object, message: failure.message, line: failure.line };
   }
@@ -237,7 +237,7 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
   await writer.flush();
   // Labels last: GET /devices lists a label once it has a complete run, even if the
   // function dies in between (then the runs are found by exact device until a retry).
-  for (const label of labels) writer.put({ pk: DEVICES_PK, sk: label, type: 'device', label, format: parsed.format, lastSeen: ingestedAt });
+  for (const label of labels) writer.put(deviceItem(label, parsed.format, ingestedAt, object.version));
   await writer.flush();
   const device = objectLabel ?? (labels.size === 1 ? [...labels][0] : undefined);
   return { runIds, format: parsed.format, ...(device !== undefined ? { device } : {}), tags, warnings };
@@ -247,7 +247,7 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
 async function removePending(object: ObjectRef, pending: readonly VersionRuns[], deps: IngestDeps): Promise<number> {
   let removed = 0;
   for (const old of pending) {
-    await deleteRuns(deps, runIdsOf(object.bucket, object.key, old.version, old.runCount));
+    await deleteRuns(deps, runIdsOf(object.bucket, object.key, old.version, old.runCount), now(deps));
     removed += old.runCount;
   }
   if (pending.length > 0) await finishPending(deps, object);

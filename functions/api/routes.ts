@@ -9,6 +9,7 @@ import { MB } from '../../shared/config.ts';
 import { LabelError, parseTags } from '../../shared/labels.ts';
 import { parseSelector, SelectorError, type Selector } from '../../shared/selectors.ts';
 import { getRun, listDevices, listRuns, listUploads, ReadLimitError, ReadSession, resolveSelector, type ReadStore } from '../../shared/store/read.ts';
+import { AnswerCache, ANSWER_HEADER, MAX_AGE_MS, stampedKey } from './answers.ts';
 import { badRequest, json, jsonText, notFound, parseBody, parseQuery, type ApiEvent, type ApiResult } from './http.ts';
 
 export interface ApiDeps extends ReadStore {
@@ -17,8 +18,10 @@ export interface ApiDeps extends ReadStore {
   bucket: string;
   /** Largest upload the lab ingests, in bytes. */
   maxUploadBytes: number;
-  /** Keep recent comparison answers (default true); false computes every one (benchmarks show both). */
+  /** Keep recent comparison answers (default true; functions/api/answers.ts); false reads and computes every one (benchmarks show both). */
   cacheAnswers?: boolean;
+  /** The clock, epoch ms (tests move it). */
+  now?: () => number;
 }
 
 /** Presigned PUTs live this long (seconds): long enough to start a big upload, short enough to be of little use if leaked. */
@@ -61,59 +64,31 @@ async function resolveParam(name: 'a' | 'b', deps: ApiDeps, selector: Selector, 
   }
 }
 
-/**
- * Answers of recent comparisons, by the digest of everything they were computed
- * from (comparisonKey): the data is read for every request, only the statistics
- * (the bootstrap, a few ms of CPU) and the JSON are reused, and only when the
- * data read is the same. Least recently used answers go first past MAX_BYTES.
- */
-class AnswerCache {
-  static readonly MAX_BYTES = 8 * MB;
-  private readonly answers = new Map<string, string>();
-  private bytes = 0;
-
-  get(key: string): string | undefined {
-    const body = this.answers.get(key);
-    if (body !== undefined) {
-      // Most recently used last.
-      this.answers.delete(key);
-      this.answers.set(key, body);
-    }
-    return body;
-  }
-
-  set(key: string, body: string): void {
-    if (body.length > AnswerCache.MAX_BYTES / 8 || this.answers.has(key)) return;
-    this.answers.set(key, body);
-    this.bytes += body.length;
-    for (const [oldest, old] of this.answers) {
-      if (this.bytes <= AnswerCache.MAX_BYTES) break;
-      this.answers.delete(oldest);
-      this.bytes -= old.length;
-    }
-  }
-}
-
 const answers = new AnswerCache();
-
-/** Says whether an answer was computed for this request or reused (comparisonKey: from the same data). */
-export const ANSWER_HEADER = 'x-benchdrop-answer';
 
 export async function compare(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
   const query = parseQuery(CompareQuery, event);
   const a = selectorParam('a', query.a);
   const b = selectorParam('b', query.b);
+  const caching = deps.cacheAnswers !== false;
+  const now = (deps.now ?? Date.now)();
+  const stamped = caching ? await stampedKey(deps, [a, b], query.metric, now) : undefined;
+  const kept = stamped === undefined ? undefined : answers.get(stamped.key, now);
+  if (kept !== undefined) return withHeader(jsonText(200, kept), ANSWER_HEADER, 'cached');
   // One session: a device or run both sides name is read once.
   const session = new ReadSession(deps);
   const [oa, ob] = await Promise.all([resolveParam('a', deps, a, session), resolveParam('b', deps, b, session)]);
   const options = { metric: query.metric as MetricSpec, selectors: { a: a.text, b: b.text } };
-  const key = deps.cacheAnswers === false ? undefined : comparisonKey(oa, ob, options);
-  const cached = key === undefined ? undefined : answers.get(key);
-  if (cached !== undefined) return withHeader(jsonText(200, cached), ANSWER_HEADER, 'cached');
-  const comparison: Comparison = compareSelections(oa, ob, options);
-  const result = json(200, comparison);
-  if (key !== undefined) answers.set(key, result.body!);
-  return withHeader(result, ANSWER_HEADER, 'computed');
+  const key = caching ? comparisonKey(oa, ob, options) : undefined;
+  let body = key === undefined ? undefined : answers.get(key, now);
+  const made = body === undefined ? 'computed' : 'cached';
+  if (body === undefined) {
+    const comparison: Comparison = compareSelections(oa, ob, options);
+    body = JSON.stringify(comparison);
+    if (key !== undefined) answers.set(key, body);
+  }
+  if (stamped?.settled) answers.set(stamped.key, body, now + MAX_AGE_MS);
+  return withHeader(jsonText(200, body), ANSWER_HEADER, made);
 }
 
 const withHeader = (result: ApiResult, name: string, value: string): ApiResult => ({ ...result, headers: { ...result.headers, [name]: value } });

@@ -10,7 +10,8 @@
  *   RUN#<runId>                CHUNK#<native>#<n>     up to CHUNK_SAMPLES samples of one series
  *   RUN#<runId>                TAG#<key>=<value>      one tag of the run (indexed by tag), removed with the run
  *   DEVICES                    <label>                a device label that has runs (GET /devices; counts come
- *                                                     from the byDevice index); dropped with its last run
+ *                                                     from the byDevice index) and the stamp of its runs'
+ *                                                     last change; dropped with its last run
  *
  * Indexes: byDevice (gsi1pk DEVICE#<label>, gsi1sk <time>#<runId>) holds diskperf
  * run META items and iostat SERIES items; byStatus (gsi2pk STATUS#<status>,

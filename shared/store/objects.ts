@@ -8,7 +8,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, typ
 import { INDEXES } from '../table.ts';
 import { BatchWriter } from './batch.ts';
 import { devicePk, DEVICES_PK, objectPk, OBJECT_SK, runPk, RUN_META_SK, sortableSequencer, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
-import { uploadRecord, type ObjectRef, type UploadRecord, type UploadStatus } from './records.ts';
+import { changeStamp, uploadRecord, type ObjectRef, type UploadRecord, type UploadStatus } from './records.ts';
 
 export interface Store {
   db: DynamoDBDocumentClient;
@@ -147,12 +147,13 @@ export async function finishPending(store: Store, object: ObjectRef): Promise<vo
 /**
  * Every item of these runs, deleted run by run: first the device labels that only
  * these runs use leave the DEVICES list, then the META item (so a half-deleted run
- * is already invisible), then the rest. Labels go first because the run's index
+ * is already invisible), then the labels still listed get a new change stamp
+ * (`at` and the run), then the rest. Labels go first because the run's index
  * entries are what name them: a function that died after deleting the entries
  * would leave its labels listed for good, as no retry could find them again;
  * dying after the labels only leaves whole runs unlisted until the retry.
  */
-export async function deleteRuns(store: Store, runIds: readonly string[]): Promise<number> {
+export async function deleteRuns(store: Store, runIds: readonly string[], at: string): Promise<number> {
   const writer = new BatchWriter(store.db, store.tableName);
   const deleting = new Set(runIds);
   for (const id of runIds) {
@@ -179,10 +180,29 @@ export async function deleteRuns(store: Store, runIds: readonly string[]): Promi
     for (const label of labels) await forgetLabelIfUnused(store, label, deleting);
     for (const key of keys) if (key.sk === RUN_META_SK) writer.delete(key);
     await writer.flush();
+    // The run is gone for readers: answers kept for its labels are stale from now on.
+    for (const label of labels) await stampLabelChange(store, label, changeStamp(at, id));
     for (const key of keys) if (key.sk !== RUN_META_SK) writer.delete(key);
     await writer.flush();
   }
   return writer.written;
+}
+
+/** A new change stamp on a label still listed (DeviceItem.changed); nothing for a label already dropped. */
+async function stampLabelChange(store: Store, label: string, stamp: string): Promise<void> {
+  try {
+    await store.db.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: { pk: DEVICES_PK, sk: label },
+        UpdateExpression: 'SET changed = :stamp',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':stamp': stamp },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 /** Drop a label from DEVICES unless a run other than `leaving` is indexed under it. */

@@ -42,7 +42,7 @@ import type { Format } from '../model.ts';
 import { globMatches, matches, planSelector, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK, tagKey } from './keys.ts';
-import { runRecord, unpackRows, UPLOAD_STATUSES, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
+import { runRecord, unpackRows, UPLOAD_STATUSES, type DeviceItem, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
 
 export interface ReadStore {
   db: DynamoDBDocumentClient;
@@ -132,27 +132,34 @@ async function queryItems<T>(store: ReadStore, input: Omit<QueryCommandInput, 'T
   return items.length > max ? items.slice(0, max) : items;
 }
 
-/** Run METAs by id, these attributes of each (absent: no META, so no complete run), in BatchGets of 100 with UnprocessedKeys retried. */
-async function batchGetMetas<T extends { runId: string }>(
+/** Items by key, these attributes of each (a key with no item is left out), in BatchGets of 100 with UnprocessedKeys retried. */
+async function batchGetItems<T>(
   store: ReadStore,
-  runIds: readonly string[],
+  keys: readonly { pk: string; sk: string }[],
   attributes: readonly string[],
-  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
-): Promise<Map<string, T>> {
-  const out = new Map<string, T>();
+  options: { consistent?: boolean } = {},
+): Promise<T[]> {
+  const out: T[] = [];
   const { ProjectionExpression, ExpressionAttributeNames } = projection(attributes);
-  for (let i = 0; i < runIds.length; i += BATCH_GET_SIZE) {
-    let keys: Record<string, unknown>[] = runIds.slice(i, i + BATCH_GET_SIZE).map((id) => ({ pk: runPk(id), sk: RUN_META_SK }));
-    for (let attempt = 1; keys.length > 0; attempt++) {
-      const result = await store.db.send(new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: keys, ProjectionExpression, ExpressionAttributeNames } } }));
-      for (const item of (result.Responses?.[store.tableName] ?? []) as T[]) out.set(item.runId, item);
-      keys = (result.UnprocessedKeys?.[store.tableName]?.Keys ?? []) as Record<string, unknown>[];
-      if (keys.length === 0) break;
-      if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${keys.length} keys unprocessed after ${MAX_BATCH_ATTEMPTS} attempts (throttled)`);
-      await sleep(Math.min(2000, 25 * 2 ** attempt) * (0.5 + Math.random()));
+  for (let i = 0; i < keys.length; i += BATCH_GET_SIZE) {
+    let batch: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_SIZE);
+    for (let attempt = 1; batch.length > 0; attempt++) {
+      const request = { Keys: batch, ProjectionExpression, ExpressionAttributeNames, ...(options.consistent ? { ConsistentRead: true } : {}) };
+      const result = await store.db.send(new BatchGetCommand({ RequestItems: { [store.tableName]: request } }));
+      out.push(...((result.Responses?.[store.tableName] ?? []) as T[]));
+      batch = (result.UnprocessedKeys?.[store.tableName]?.Keys ?? []) as Record<string, unknown>[];
+      if (batch.length === 0) break;
+      if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${batch.length} keys unprocessed after ${MAX_BATCH_ATTEMPTS} attempts (throttled)`);
+      await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt) * (0.5 + Math.random())));
     }
   }
   return out;
+}
+
+/** Run METAs by id, these attributes of each (absent: no META, so no complete run). */
+async function batchGetMetas<T extends { runId: string }>(store: ReadStore, runIds: readonly string[], attributes: readonly string[]): Promise<Map<string, T>> {
+  const items = await batchGetItems<T>(store, runIds.map((id) => ({ pk: runPk(id), sk: RUN_META_SK })), attributes);
+  return new Map(items.map((item) => [item.runId, item]));
 }
 
 /** fn over items, `limit` at a time; after a failure no new item is started. */
@@ -257,6 +264,18 @@ export async function listDevices(store: ReadStore): Promise<DeviceEntry[]> {
     ExpressionAttributeValues: { ':pk': DEVICES_PK },
   });
   return items.map((i) => ({ label: i.label ?? i.sk, format: i.format ?? 'unknown', lastSeen: i.lastSeen ?? '' }));
+}
+
+/**
+ * The change stamps of these device labels (DeviceItem.changed), read strongly
+ * consistent: one BatchGet per 100 labels, one read unit per label. A label that
+ * is not listed (no complete run, or an upload that died before listing it) has
+ * none.
+ */
+export async function labelStamps(store: ReadStore, labels: readonly string[]): Promise<Map<string, string | undefined>> {
+  const items = await batchGetItems<Pick<DeviceItem, 'sk' | 'changed'>>(store, labels.map((label) => ({ pk: DEVICES_PK, sk: label })), ['sk', 'changed'], { consistent: true });
+  const found = new Map(items.map((item) => [item.sk, item.changed]));
+  return new Map(labels.map((label) => [label, found.get(label)]));
 }
 
 /** Where a device pattern's labels are: itself, under its literal prefix, or anywhere. */

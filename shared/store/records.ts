@@ -6,7 +6,7 @@ import { DISKPERF_METRICS, type DiskperfMetric, type IostatMetric } from '../met
 import type { DiskperfRun, IostatColumn, IostatRun, IostatSample, MetricSummary, Run } from '../model.ts';
 import { seriesLabel } from '../labels.ts';
 import { metricValues } from '../parsers/iostat-layout.ts';
-import { chunkSk, devicePk, deviceSk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, tagKey, uploadPk, uploadSk } from './keys.ts';
+import { chunkSk, devicePk, DEVICES_PK, deviceSk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, tagKey, uploadPk, uploadSk } from './keys.ts';
 
 export const UPLOAD_STATUSES = ['processing', 'ready', 'failed', 'deleted'] as const;
 export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
@@ -197,6 +197,39 @@ export function runTagItems(run: RunItem): TagItem[] {
     gsi3pk: tagKey(key, value),
     gsi3sk: deviceSk(run.time, run.runId),
   }));
+}
+
+/**
+ * A device label that has runs (GET /devices), and its change stamp: every write
+ * that changes which complete runs the label's byDevice entries name (runs
+ * added by an upload, runs removed by a replacement or a delete) sets
+ * `changed` to a value no earlier write set, after that write. A reader that
+ * finds the same stamp as before knows the label's runs are the same, without
+ * reading them (the API's comparison answers, functions/api/answers.ts).
+ */
+export interface DeviceItem {
+  pk: typeof DEVICES_PK;
+  sk: string;
+  type: 'device';
+  label: string;
+  format: Run['format'];
+  lastSeen: string;
+  changed: string;
+}
+
+/**
+ * A stamp no other write gives: the time, and what was written (an object
+ * version; the first of the runs removed). A redelivered upload gives a new
+ * one (a new time), which only costs readers one recomputation.
+ */
+export const changeStamp = (at: string, what: string) => `${at} ${what}`;
+
+/** When a change stamp was given, in epoch ms (NaN when it does not say). */
+export const stampTime = (stamp: string) => Date.parse(stamp.slice(0, stamp.indexOf(' ')));
+
+/** The DEVICES item an upload writes for each label it gave runs, after their METAs. */
+export function deviceItem(label: string, format: Run['format'], ingestedAt: string, version: string): DeviceItem {
+  return { pk: DEVICES_PK, sk: label, type: 'device', label, format, lastSeen: ingestedAt, changed: changeStamp(ingestedAt, version) };
 }
 
 /**

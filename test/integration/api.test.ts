@@ -14,6 +14,7 @@ import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_AGE_MS, SETTLE_MS } from '../../functions/api/answers.ts';
 import { handler as apiHandler, setApiDeps, type ApiDeps } from '../../functions/api/handler.ts';
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
@@ -601,6 +602,77 @@ describe('comparison answers', () => {
       setApiDeps(deps);
     }
   });
+
+  it('for two device labels cost one read while neither label changed; an upload or a delete on a side changes its stamp', async () => {
+    const u = uid();
+    await ingest(`stamp-a-${u}/redux.txt`, REDUX);
+    await ingest(`stamp-b-${u}/sync.txt`, SYNC_10M);
+    const query = { a: `stamp-a-${u}`, b: `stamp-b-${u}` };
+    // As if every write so far had been SETTLE_MS ago.
+    const counter = counting({ ...deps, now: () => Date.now() + SETTLE_MS + 1000 });
+    setApiDeps(counter.deps);
+    try {
+      const first = await get<Comparison>('/compare', query);
+      expect(first.headers['x-benchdrop-answer']).toBe('computed');
+      expect(counter.detail().reads).toEqual(['BatchGet', 'Query byDevice', 'Query byDevice']);
+      const second = await get<Comparison>('/compare', query);
+      expect(second.headers['x-benchdrop-answer']).toBe('cached');
+      expect(second.text).toBe(first.text);
+      // The two DEVICES items, read strongly consistent: one unit each.
+      expect(counter.detail()).toEqual({ reads: ['BatchGet'], units: 2 });
+
+      // A second run on side a: its upload stamps the label, the runs are read again.
+      await ingest(`stamp-a-${u}/redux-2.txt`, REDUX);
+      const third = await get<Comparison>('/compare', query);
+      expect(third.body.a.runs).toBe(2);
+      expect(counter.detail().reads).toEqual(['BatchGet', 'Query byDevice', 'Query byDevice']);
+      expect((await get<Comparison>('/compare', query)).text).toBe(third.text);
+      expect(counter.detail().reads).toEqual(['BatchGet']);
+
+      // Deleting it stamps the label again: back to one run (the first answer's data, so its statistics are reused).
+      const removed = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: `stamp-a-${u}/redux-2.txt`, sequencer: sequencer() });
+      expect(await ingestHandler(sqsEvent([removed]), lambdaContext())).toEqual({ batchItemFailures: [] });
+      const fourth = await get<Comparison>('/compare', query);
+      expect(fourth.body.a.runs).toBe(1);
+      expect(fourth.text).toBe(first.text);
+      expect(counter.detail().reads).toEqual(['BatchGet', 'Query byDevice', 'Query byDevice']);
+
+      // Other selectors are not found by stamps: a pattern reads the labels it may reach every time.
+      await get<Comparison>('/compare', { a: `stamp-a-${u}*`, b: query.b });
+      await get<Comparison>('/compare', { a: `stamp-a-${u}*`, b: query.b });
+      expect(counter.detail().reads).not.toContain('BatchGet');
+    } finally {
+      setApiDeps(deps);
+    }
+  });
+
+  it('found by stamps are kept only for runs still for SETTLE_MS, and served for MAX_AGE_MS at most', async () => {
+    const u = uid();
+    await ingest(`settle-a-${u}/redux.txt`, REDUX);
+    await ingest(`settle-b-${u}/sync.txt`, SYNC_10M);
+    const query = { a: `settle-a-${u}`, b: `settle-b-${u}` };
+    let shift = 0;
+    const counter = counting({ ...deps, now: () => Date.now() + shift });
+    setApiDeps(counter.deps);
+    try {
+      // Just written: a DynamoDB index may still lag, so the runs are read for every request.
+      for (let i = 0; i < 2; i++) await get<Comparison>('/compare', query);
+      expect(counter.detail().reads).toEqual(['BatchGet', 'BatchGet', ...Array(4).fill('Query byDevice')]);
+      shift = SETTLE_MS;
+      await get<Comparison>('/compare', query);
+      expect(counter.detail().reads).toHaveLength(3);
+      expect((await get<Comparison>('/compare', query)).headers['x-benchdrop-answer']).toBe('cached');
+      expect(counter.detail().reads).toEqual(['BatchGet']);
+      // Past MAX_AGE_MS the kept answer is not served: read again, and kept again.
+      shift = SETTLE_MS + MAX_AGE_MS + 1000;
+      await get<Comparison>('/compare', query);
+      expect(counter.detail().reads).toHaveLength(3);
+      await get<Comparison>('/compare', query);
+      expect(counter.detail().reads).toEqual(['BatchGet']);
+    } finally {
+      setApiDeps(deps);
+    }
+  });
 });
 
 // ---------------------------------------------------------------- tags
@@ -683,7 +755,8 @@ describe('tag selectors', () => {
 
 describe('reads per comparison', () => {
   it('do not grow when unrelated devices and runs are added', async () => {
-    const counter = counting(deps);
+    // Every answer read (answers kept between requests cost less: 'comparison answers' above).
+    const counter = counting({ ...deps, cacheAnswers: false });
     setApiDeps(counter.deps);
     const comparisons: Record<string, Record<string, string>> = {
       'redux vs sync': { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'all' },

@@ -211,7 +211,8 @@ describe('the four sample logs', () => {
 
     // The device index finds the run; the device list knows the label.
     expect(await byDevice(label)).toEqual([run]);
-    expect(await getItem(env, DEVICES_PK, label)).toEqual({ pk: DEVICES_PK, sk: label, type: 'device', label, format: 'diskperf', lastSeen: NOW });
+    // Its change stamp names this upload: answers kept for the label are stale from now on.
+    expect(await getItem(env, DEVICES_PK, label)).toEqual({ pk: DEVICES_PK, sk: label, type: 'device', label, format: 'diskperf', lastSeen: NOW, changed: `${NOW} ${up.version}` });
     // A diskperf run is one item: nothing else under its partition.
     expect(await runItems(env, id!)).toEqual([run]);
   });
@@ -496,6 +497,8 @@ describe('delivery', () => {
     expect(await upload_(key, first.version)).toMatchObject({ version: first.version });
     const label = key.split('/')[0]!;
     expect((await byDevice(label)).map((i) => i['runId'])).toEqual([newId]);
+    // The label's last change stamp is the old run's removal, which came after the new run's upload stamped it.
+    expect((await getItem(env, DEVICES_PK, label))?.['changed']).toBe(`${NOW} ${oldId}`);
   });
 
   it('a versioned re-upload (versionId in the events) replaces the old runs the same way', async () => {

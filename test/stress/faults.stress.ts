@@ -22,7 +22,11 @@
  * createdAt, updatedAt, ingestedAt, lastSeen, the `time` of a run whose log
  * prints no date, and the same values inside gsi1sk and gsi2sk) read `<clock>`.
  * They differ between any two runs, faults or not. Times printed in the logs
- * are never in the run's window and stay as they are.
+ * are never in the run's window and stay as they are. A label's change stamp
+ * (DeviceItem.changed) reads `<stamp>`: it names whichever write changed the
+ * label last (an upload, or the removal of a replaced run), and the order of
+ * concurrent writes is the only thing that differs there; that each change
+ * gives a new stamp is tested in test/integration/api.test.ts.
  */
 import '../support/quiet.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -216,7 +220,7 @@ function normalise<T>(value: T): T {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return v.replace(CLOCK, (t) => (Date.parse(t) >= startedAt - 1000 && Date.parse(t) <= until ? '<clock>' : t));
     if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'changed' && typeof x === 'string' ? '<stamp>' : walk(x)]));
     return v;
   };
   return walk(value) as T;
