@@ -23,7 +23,8 @@
  *      LevelDB table files, and the pages it reads count in RSS as file-backed
  *      page cache beside the process's own anonymous memory;
  *   5. the ingest path alone: bench/ingest-runner.ts, bundled with esbuild
- *      (@aws-sdk/* external, as the stack bundles the functions) and run as a
+ *      as the stack bundles the functions (infra/bundling.ts: the SDK inside,
+ *      minified; target this machine's Node 20) and run as a
  *      plain `node` process, invokes functions/ingest/handler.ts once, as Lambda
  *      would, with a real-shaped SQS-wrapped S3 event for the same object; it
  *      reads from the lab's S3 and writes to a table of its own in the lab's
@@ -46,6 +47,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { build } from 'esbuild';
+import { lambdaEsbuildOptions } from '../infra/bundling.ts';
 import { sequencerGenerator, type S3EventRecordInput } from '../infra/local/events.ts';
 import { LAB_CREDENTIALS, type LabEndpoints } from '../infra/local/lab.ts';
 import type { RunDetail, UploadListing } from '../shared/api.ts';
@@ -315,16 +317,12 @@ interface RunnerRun {
 async function runIngestPath(scratch: string, endpoints: LabEndpoints, big: BigResult, bytes: number, expectedSamples: number): Promise<RunnerRun> {
   const started = performance.now();
   await build({
+    // As infra/stack.ts bundles the functions (the SDK inside), for this machine's Node.
+    ...lambdaEsbuildOptions(),
+    target: 'node20',
     entryPoints: [{ in: join(ROOT, 'bench/ingest-runner.ts'), out: 'ingest-runner' }],
     outdir: OUT_DIR,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    // As infra/stack.ts bundles the functions: the SDK comes from the runtime (here, node_modules).
-    external: ['@aws-sdk/*'],
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
     logLevel: 'warning',
   });
   const bundle = join(OUT_DIR, 'ingest-runner.mjs');
