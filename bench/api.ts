@@ -10,9 +10,9 @@
  *   2. seed the table directly (no ingest): the three IRIX Indy diskperf fixtures
  *      are parsed once, and run META items are built from them with
  *      diskperfRunItem (and their TAG items with runTagItems), values perturbed by
- *      a seeded PRNG (+-5 %), spread over 200 device labels: `bench-a` and
- *      `bench-b` with 20 runs each (tags interface=SAS and interface=SCSI), the
- *      rest round-robin over dev-000..dev-197 (interface SATA, NVMe or FC); one
+ *      a seeded PRNG (+-5 %), spread over 250 device labels (the issue asks for
+ *      over 200): `bench-a` and `bench-b` with 20 runs each (tags
+ *      interface=SAS and interface=SCSI), the rest round-robin over dev-000..dev-247 (interface SATA, NVMe or FC); one
  *      DEVICES item per label; written with BatchWriter;
  *   3. per table size (1,000 runs, then 9,000 more for 10,000), per scenario:
  *      one request with the document client's reads metered (Query, GetItem and
@@ -64,7 +64,7 @@ const AUTOCANNON = join(ROOT, 'node_modules/autocannon/autocannon.js');
 const FIXTURES = ['irix-6.5-indy-scsi2sd-redux', 'irix-6.5-indy-300G-10K', 'irix-6.5-indy-scsi2sd-10M-sync'].map((name) => join(ROOT, 'test/fixtures/irix', `${name}.diskperf.txt`));
 
 const SIZES = [1_000, 10_000];
-const LABELS = 200;
+const LABELS = 250;
 const TARGETS = { a: 'bench-a', b: 'bench-b' } as const;
 const TARGET_RUNS = 20;
 const OTHER_LABELS = Array.from({ length: LABELS - 2 }, (_, i) => `dev-${String(i).padStart(3, '0')}`);
