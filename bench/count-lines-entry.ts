@@ -1,11 +1,11 @@
 /**
- * The read-limit reference of the parsing benchmark: read FILE in the parser's
- * chunk size and count '\n' bytes, nothing else (no readline, no strings). Bundled
- * by bench/parse.ts into bench/out/count-lines-entry.mjs and run with plain node.
+ * The read-limit reference of the parsing benchmark: read FILE as the parser
+ * does (fileChunks: its chunk size, one reused buffer) and count '\n' bytes,
+ * nothing else (no readline, no strings). Bundled by bench/parse.ts into
+ * bench/out/count-lines-entry.mjs and run with plain node.
  * Prints one JSON line: { lines, bytes, ms, rss }.
  */
-import { createReadStream } from 'node:fs';
-import { READ_CHUNK_BYTES } from '../shared/parsers/index.ts';
+import { fileChunks } from '../shared/parsers/index.ts';
 import { peakRss } from './peak-rss.ts';
 
 const file = process.argv[2];
@@ -17,8 +17,7 @@ if (file === undefined) {
 const started = performance.now();
 let lines = 0;
 let bytes = 0;
-for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK_BYTES })) {
-  const buffer = chunk as Buffer;
+for await (const buffer of fileChunks(file)) {
   bytes += buffer.length;
   for (let i = buffer.indexOf(10); i !== -1; i = buffer.indexOf(10, i + 1)) lines++;
 }

@@ -353,7 +353,7 @@ async function main(): Promise<number> {
     }
     console.log("\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio):\n");
     console.log(table(rows, (c) => c > 0 && c < 9));
-    console.log("\nread-limit reference (plain node reading the file in 64 KiB chunks and counting '\\n'; the ratios say how far each side is from merely reading the file):\n");
+    console.log("\nread-limit reference (plain node reading the file as the parser does (256 KiB reads into one buffer) and counting '\\n'; the ratios say how far each side is from merely reading the file):\n");
     console.log(table(refRows, (c) => c > 0));
     if (flatLines.length > 0) console.log(`\n${flatLines.join('\n')}`);
     const complete = results.length === plan.length;

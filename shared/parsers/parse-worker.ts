@@ -3,10 +3,9 @@
  * only) and answers with its runs or the ParseError it met. Started as a worker
  * thread with a PartRequest as workerData, the module posts that answer back.
  */
-import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Run } from '../model.ts';
-import { isParseError, parseStream, READ_CHUNK_BYTES } from './index.ts';
+import { fileChunks, isParseError, parseStream } from './index.ts';
 
 export interface PartRequest {
   /** Marks workerData meant for this module (it may be imported inside other workers). */
@@ -23,15 +22,12 @@ export type PartResult = { ok: true; runs: Run[]; lines: number; bytes: number }
 
 export async function parsePart(request: PartRequest): Promise<PartResult> {
   const runs: Run[] = [];
-  const stream = createReadStream(request.path, { start: request.start, end: request.end - 1, highWaterMark: READ_CHUNK_BYTES });
   try {
-    const result = await parseStream(stream, { source: request.source, keepSamples: false, continuation: request.continuation, onRun: (run) => runs.push(run) });
+    const result = await parseStream(fileChunks(request.path, request.start, request.end), { source: request.source, keepSamples: false, continuation: request.continuation, onRun: (run) => runs.push(run) });
     return { ok: true, runs, lines: result.lines, bytes: result.bytes };
   } catch (error) {
     if (isParseError(error)) return { ok: false, parseError: { line: error.line, problem: error.problem, expected: error.expected }, message: error.message };
     return { ok: false, message: (error as Error).message };
-  } finally {
-    stream.destroy();
   }
 }
 

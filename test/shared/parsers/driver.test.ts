@@ -6,13 +6,15 @@
  * parses exactly like the original.
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IostatRun, Run } from '../../../shared/model.ts';
-import { ParseError, SUPPORTED_FORMATS, parseFile, parseStream, parseText, type StreamOptions } from '../../../shared/parsers/index.ts';
+import { ParseError, SUPPORTED_FORMATS, fileChunks, parseFile, parseStream, parseText, READ_CHUNK_BYTES, type StreamOptions } from '../../../shared/parsers/index.ts';
 import { MAX_LINE_LENGTH } from '../../../shared/parsers/lines.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
@@ -503,6 +505,47 @@ describe('chunk boundaries', () => {
       }
     }
     expect((await parseChunks(source())).runs).toEqual(whole.runs);
+  });
+
+  it('a source that reuses one buffer for every chunk (as fileChunks does) gives identical results: nothing kept refers to it', async () => {
+    /** Each piece copied into the same buffer, which is scribbled over with NUL bytes as soon as the parser asks for the next. */
+    async function* reusing(input: Buffer, size: number): AsyncGenerator<Buffer> {
+      const shared = Buffer.alloc(size);
+      for (let i = 0; i < input.length; i += size) {
+        const n = input.copy(shared, 0, i, i + size);
+        yield shared.subarray(0, n);
+        shared.fill(0);
+      }
+    }
+    const utf16le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    for (const size of [1, 3, 7, 4096]) {
+      const parsed = await parseChunks(reusing(bytes, size));
+      expect(parsed.runs).toEqual(whole.runs);
+      expect(parsed.lines).toBe(whole.lines);
+      expect((await parseChunks(reusing(gzipSync(bytes), size))).runs).toEqual(whole.runs);
+      expect((await parseChunks(reusing(utf16le, size))).runs).toEqual(whole.runs);
+    }
+  });
+
+  it('fileChunks reads exactly bytes [start, end) of a file, whole by default', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'benchdrop-chunks-'));
+    try {
+      const path = join(dir, 'log.txt');
+      // Two and a half reads, so chunks follow each other through the same buffer.
+      const big = Buffer.concat(Array.from({ length: Math.ceil((2.5 * READ_CHUNK_BYTES) / bytes.length) }, () => bytes));
+      await writeFile(path, big);
+      const read = async (...range: number[]) => {
+        const pieces: Buffer[] = [];
+        for await (const chunk of fileChunks(path, ...range)) pieces.push(Buffer.from(chunk));
+        return Buffer.concat(pieces);
+      };
+      expect((await read()).equals(big)).toBe(true);
+      expect((await read(17, big.length - 5)).equals(big.subarray(17, big.length - 5))).toBe(true);
+      expect((await read(READ_CHUNK_BYTES - 1, 2 * READ_CHUNK_BYTES + 1)).equals(big.subarray(READ_CHUNK_BYTES - 1, 2 * READ_CHUNK_BYTES + 1))).toBe(true);
+      expect((await read(big.length, big.length + 10)).length).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('property: any split points give identical results', async () => {
