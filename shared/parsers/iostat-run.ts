@@ -86,7 +86,9 @@ export class IostatRunBuilder {
   private readonly writeIopsColumns: number[] = [];
   private hasIopsColumn = false;
   private readonly series = new Map<string, SeriesState>();
-  private readonly touched: SeriesState[] = [];
+  /** Series in the order their rows came in the current report, and in the previous one. */
+  private touched: SeriesState[] = [];
+  private previousOrder: SeriesState[] = [];
   /** Columns announced by headers in the current report (to tell a --pretty group from a new report). */
   private readonly reportColumns = new Uint8Array(MAX_COLUMNS);
   private suppressedWarnings = 0;
@@ -190,7 +192,9 @@ export class IostatRunBuilder {
       }
     }
     if (this.report < 0) this.startReport(undefined);
-    let state = this.series.get(device);
+    // Devices come in the same order every report: the series at this place last time is most likely the one.
+    let state: SeriesState | undefined = this.previousOrder[this.touched.length];
+    if (state === undefined || state.device !== device) state = this.series.get(device);
     if (state === undefined) {
       // A device is checked once, when first seen.
       const problem = deviceProblem(device);
@@ -343,7 +347,10 @@ export class IostatRunBuilder {
       if (this.wantSamples) this.emitSample(state, sinceBoot);
       state.inReport = false;
     }
-    this.touched.length = 0;
+    const emptied = this.previousOrder;
+    emptied.length = 0;
+    this.previousOrder = this.touched;
+    this.touched = emptied;
   }
 
   private emitSample(state: SeriesState, sinceBoot: boolean): void {
