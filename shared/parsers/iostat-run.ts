@@ -86,9 +86,15 @@ export class IostatRunBuilder {
   private readonly writeIopsColumns: number[] = [];
   private hasIopsColumn = false;
   private readonly series = new Map<string, SeriesState>();
-  /** Series in the order their rows came in the current report, and in the previous one. */
+  /**
+   * Series in the order their rows came in the current report (the first
+   * touchedCount entries), and in the previous one (previousCount). Counts, not
+   * lengths: emptying an array frees its storage, and it grew back every report.
+   */
   private touched: SeriesState[] = [];
+  private touchedCount = 0;
   private previousOrder: SeriesState[] = [];
+  private previousCount = 0;
   /** Columns announced by headers in the current report (to tell a --pretty group from a new report). */
   private readonly reportColumns = new Uint8Array(MAX_COLUMNS);
   private suppressedWarnings = 0;
@@ -193,7 +199,7 @@ export class IostatRunBuilder {
     }
     if (this.report < 0) this.startReport(undefined);
     // Devices come in the same order every report: the series at this place last time is most likely the one.
-    let state: SeriesState | undefined = this.previousOrder[this.touched.length];
+    let state: SeriesState | undefined = this.touchedCount < this.previousCount ? this.previousOrder[this.touchedCount] : undefined;
     if (state === undefined || state.device !== device) state = this.series.get(device);
     if (state === undefined) {
       // A device is checked once, when first seen.
@@ -230,7 +236,7 @@ export class IostatRunBuilder {
     if (!state.inReport) {
       state.inReport = true;
       state.line = line;
-      this.touched.push(state);
+      this.touched[this.touchedCount++] = state;
     }
     const report = this.report;
     const current = state.current;
@@ -327,30 +333,41 @@ export class IostatRunBuilder {
     return false;
   }
 
-  /** The value of the first of these columns printed in this report, or NaN. */
+  /**
+   * The value of the first of these columns printed in this report, or -1 if
+   * none is (kept values are never negative: row() skips such rows). Not NaN:
+   * written that way, V8 allocated a heap number per device and report here.
+   */
   private valueOf(state: SeriesState, columns: readonly number[]): number {
-    for (const id of columns) if (state.stamp[id] === this.report) return state.current[id]!;
-    return NaN;
+    for (let i = 0; i < columns.length; i++) {
+      const id = columns[i]!;
+      if (state.stamp[id] === this.report) return state.current[id]!;
+    }
+    return -1;
   }
 
   private finishReport(): void {
-    if (this.touched.length === 0) return;
+    const count = this.touchedCount;
+    if (count === 0) return;
     const sinceBoot = this.isSinceBoot();
     // Solaris and FreeBSD print reads and writes, not their sum: derive it per sample.
     const deriveIops = !this.hasIopsColumn && this.readIopsColumns.length > 0 && this.writeIopsColumns.length > 0;
-    for (const state of this.touched) {
+    const touched = this.touched;
+    for (let i = 0; i < count; i++) {
+      const state = touched[i]!;
       if (deriveIops) {
-        const iops = this.valueOf(state, this.readIopsColumns) + this.valueOf(state, this.writeIopsColumns);
-        if (iops === iops) (sinceBoot ? state.sinceBoot : state.interval).add(DERIVED_IOPS, iops);
+        const reads = this.valueOf(state, this.readIopsColumns);
+        const writes = this.valueOf(state, this.writeIopsColumns);
+        if (reads >= 0 && writes >= 0) (sinceBoot ? state.sinceBoot : state.interval).add(DERIVED_IOPS, reads + writes);
       }
       state.sampleCount++;
       if (this.wantSamples) this.emitSample(state, sinceBoot);
       state.inReport = false;
     }
-    const emptied = this.previousOrder;
-    emptied.length = 0;
-    this.previousOrder = this.touched;
-    this.touched = emptied;
+    this.touched = this.previousOrder;
+    this.touchedCount = 0;
+    this.previousOrder = touched;
+    this.previousCount = count;
   }
 
   private emitSample(state: SeriesState, sinceBoot: boolean): void {
