@@ -50,12 +50,11 @@ function tokenize(buf: Uint8Array, from: number, to: number, needed?: Uint8Array
   let count = 0;
   let i = from;
   let words = 0;
-  while (i < to) {
-    let c = buf[i]!;
-    if (c === 32 || c === 9) {
-      i++;
-      continue;
-    }
+  for (;;) {
+    // Blanks between tokens, in a loop of their own: sysstat pads columns with up to a dozen.
+    let c = 32;
+    while (i < to && ((c = buf[i]!) === 32 || c === 9)) i++;
+    if (i >= to) break;
     if (count === MAX_TOKENS) return MAX_TOKENS + 1;
     const start = i;
     if (needed !== undefined && needed[count] === 0) {
