@@ -1,6 +1,6 @@
 /**
  * The read-limit reference of the parsing benchmark: read FILE as the parser
- * does (fileChunks: its chunk size, one reused buffer) and count '\n' bytes,
+ * does (fileChunks: its chunk size, two reused buffers) and count '\n' bytes,
  * nothing else (no readline, no strings). Bundled by bench/parse.ts into
  * bench/out/count-lines-entry.mjs and run with plain node.
  * Prints one JSON line: { lines, bytes, ms, rss }.

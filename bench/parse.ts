@@ -44,8 +44,9 @@ const RSS_TARGET_MB = 150;
 /**
  * Memory is flat when the big file's peak RSS is at most this much above the
  * regular file's. Not zero: over a run five times as long the two threads' V8
- * heaps and malloc arenas settle a few MB higher (measured 83-84 MB at 200 MB,
- * 91-93 MB at 1 GB; one thread: 60.4 and 61.5 MB), while as little as 8 bytes
+ * heaps and malloc arenas settled a few MB higher (measured 83-84 MB at 200 MB,
+ * 91-93 MB at 1 GB while each read allocated a fresh buffer; 77 and 77-78 MB
+ * since the parser reads into reused buffers), while as little as 8 bytes
  * kept per line would add 93 MB.
  */
 const RSS_FLAT_MARGIN = 0.15;
@@ -353,7 +354,7 @@ async function main(): Promise<number> {
     }
     console.log("\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio):\n");
     console.log(table(rows, (c) => c > 0 && c < 9));
-    console.log("\nread-limit reference (plain node reading the file as the parser does (256 KiB reads into one buffer) and counting '\\n'; the ratios say how far each side is from merely reading the file):\n");
+    console.log("\nread-limit reference (plain node reading the file as the parser does (fileChunks: 256 KiB reads into two reused buffers) and counting '\\n'; the ratios say how far each side is from merely reading the file):\n");
     console.log(table(refRows, (c) => c > 0));
     if (flatLines.length > 0) console.log(`\n${flatLines.join('\n')}`);
     const complete = results.length === plan.length;
