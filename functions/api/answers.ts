@@ -9,8 +9,8 @@
  *   Such an answer is kept only when both stamps are older than SETTLE_MS (a
  *   DynamoDB index can lag its table for a moment after a write: an answer
  *   computed in that moment could miss a run the stamp already counts), and for
- *   at most MAX_AGE_MS (a writer that died between removing a run and stamping
- *   its label cannot keep an answer alive for longer).
+ *   at most MAX_AGE_MS (a writer that died between changing a label's runs and
+ *   stamping the label cannot keep an answer alive for longer).
  * - By the digest of the data read (comparisonKey), for every selector: the
  *   reads happen, only the statistics (a few ms of CPU) and the JSON are reused,
  *   and only when the data read is the same.

@@ -5,7 +5,6 @@ import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { CompareQuery, CreateUploadBody, DevicesQuery, RunsQuery, UploadsQuery, type PresignedUpload, type RunDetail } from '../../shared/api.ts';
 import { compareSelections, comparisonKey, type Comparison, type MetricSpec } from '../../shared/compare.ts';
-import { MB } from '../../shared/config.ts';
 import { LabelError, parseTags } from '../../shared/labels.ts';
 import { parseSelector, SelectorError, type Selector } from '../../shared/selectors.ts';
 import { getRun, listDevices, listRuns, listUploads, ReadLimitError, ReadSession, resolveSelector, type ReadStore } from '../../shared/store/read.ts';
