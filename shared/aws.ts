@@ -16,7 +16,27 @@ export interface ClientOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string };
   /** Attempts per call, the first included (the SDK's default when unset: 4 for DynamoDB, 3 for S3). */
   maxAttempts?: number;
+  /** Socket inactivity after which a call's attempt is given up (default CLIENT_TIMEOUTS_MS; tests shorten it). */
+  socketTimeoutMs?: number;
 }
+
+/**
+ * How long a connection may take to open, and a socket may sit silent in the
+ * middle of a call, before the attempt fails with a TimeoutError, which the SDK
+ * retries like any transient error. Without them a connection that never answers
+ * holds the ingest function until its 5-minute timeout, and its message comes
+ * back only when the queue's visibility timeout ends, half an hour later.
+ * - DynamoDB answers in milliseconds; 30 s of silence is a dead connection even
+ *   from an emulator on a saturated machine (in the lab's 1,000-upload bursts
+ *   whole API answers, several DynamoDB calls each, took at most 2.1 s).
+ * - S3: a download's body legitimately sits unread while the ingest waits for
+ *   its DynamoDB writes (backpressure), and those back off for up to half a
+ *   minute when throttled: 2 minutes.
+ * The API function's own 10 s timeout ends a stuck request before these do.
+ */
+export const CLIENT_TIMEOUTS_MS = { connection: 3_000, dynamodbSocket: 30_000, s3Socket: 120_000 } as const;
+
+const requestHandler = (socketTimeout: number) => ({ connectionTimeout: CLIENT_TIMEOUTS_MS.connection, socketTimeout });
 
 /**
  * DynamoDB attempts per call in the ingest function. A call that still fails makes
@@ -47,6 +67,7 @@ export function createS3Client(options: ClientOptions = optionsFromEnv()): S3Cli
     ...(options.s3Endpoint ? { endpoint: options.s3Endpoint, forcePathStyle: true } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    requestHandler: requestHandler(options.socketTimeoutMs ?? CLIENT_TIMEOUTS_MS.s3Socket),
   });
 }
 
@@ -56,6 +77,7 @@ export function createDocumentClient(options: ClientOptions = optionsFromEnv()):
     ...(options.dynamodbEndpoint ? { endpoint: options.dynamodbEndpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    requestHandler: requestHandler(options.socketTimeoutMs ?? CLIENT_TIMEOUTS_MS.dynamodbSocket),
   });
   // Whole numbers beyond 2^53 (a file size, a counter in a log) are stored as the nearest double, not refused with an exception.
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true, allowImpreciseNumbers: true } });
