@@ -57,6 +57,7 @@ import { runId } from '../shared/store/keys.ts';
 import { deviceItem, diskperfRunItem, runTagItems } from '../shared/store/records.ts';
 import { startEmulators, type Emulators } from '../test/support/emulators.ts';
 import { lambdaContext } from '../test/support/lambda.ts';
+import { numberArg } from './args.ts';
 import { percentile, table } from './stats.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -82,14 +83,7 @@ const DRAIN_LIMIT_MS = 120_000;
 /** Untimed requests per scenario after seeding. */
 const WARM_UP = 5;
 
-function argValue(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  if (i === -1) return fallback;
-  const value = Number(process.argv[i + 1]);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number`);
-  return value;
-}
-const DURATION_S = argValue('--duration', 10);
+const DURATION_S = numberArg('--duration', 10);
 
 // ---------------------------------------------------------------- seeding
 

@@ -59,6 +59,7 @@ import { clientEnv, LabProcess } from '../test/e2e/processes.ts';
 import { ensureLog, MB, OUT_DIR } from './generate.ts';
 import { ensureMix, MAX_BYTES, MIN_BYTES, type MixFile } from './ingest-mix.ts';
 import type { RunnerResult } from './ingest-runner.ts';
+import { numberArg } from './args.ts';
 import { median, percentile, table } from './stats.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -68,16 +69,9 @@ const POLL_MS = 2000;
 /** Give up on an upload that is not ready this long after the last PUT. */
 const SETTLE_LIMIT_MS = 600_000;
 
-function argNumber(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  if (at === -1) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number, not ${process.argv[at + 1]}`);
-  return value;
-}
-const FILES = Math.round(argNumber('--files', 500));
-const CONCURRENCY = Math.round(argNumber('--concurrency', 16));
-const BIG_BYTES = Math.round(argNumber('--size-mb', 200) * MB);
+const FILES = Math.round(numberArg('--files', 500));
+const CONCURRENCY = Math.round(numberArg('--concurrency', 16));
+const BIG_BYTES = Math.round(numberArg('--size-mb', 200) * MB);
 
 const rel = (path: string): string => relative(ROOT, path) || '.';
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;

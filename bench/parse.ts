@@ -34,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ensureLog, LOG_KINDS, MB, OUT_DIR, sizeFromArgs, type GeneratedLog, type LogKind } from './generate.ts';
 import type { DeviceMeans, ParseTotals } from './parse-entry.ts';
+import { numberArg } from './args.ts';
 import { median, table } from './stats.ts';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -94,14 +95,6 @@ const LABEL: Record<LogKind, string> = {
 
 const args = process.argv.slice(2);
 const sizeBytes = sizeFromArgs(args);
-
-function numberArg(name: string, fallback: number, valid: (n: number) => boolean, what: string): number {
-  const at = args.indexOf(name);
-  if (at === -1) return fallback;
-  const value = Number(args[at + 1]);
-  if (!valid(value)) throw new Error(`${name} must be ${what}, not ${args[at + 1]}`);
-  return value;
-}
 
 const rounds = numberArg('--runs', 3, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
 const bigBytes = Math.round(numberArg('--big-mb', 1000, (n) => Number.isFinite(n) && n >= 0, 'a number of MB (0: no big file)') * MB);

@@ -41,7 +41,7 @@ import { diskperfColumnsObservation, diskperfObservation, iostatObservation, typ
 import type { Format } from '../model.ts';
 import { globMatches, matches, planSelector, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
-import { devicePk, DEVICES_PK, runPk, RUN_META_SK, tagKey } from './keys.ts';
+import { devicePk, DEVICES_PK, runPk, RUN_META_SK, seriesSk, tagKey } from './keys.ts';
 import { runRecord, unpackRows, UPLOAD_STATUSES, type DeviceItem, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
 
 export interface ReadStore {
@@ -160,6 +160,17 @@ async function batchGetItems<T>(
 async function batchGetMetas<T extends { runId: string }>(store: ReadStore, runIds: readonly string[], attributes: readonly string[]): Promise<Map<string, T>> {
   const items = await batchGetItems<T>(store, runIds.map((id) => ({ pk: runPk(id), sk: RUN_META_SK })), attributes);
   return new Map(items.map((item) => [item.runId, item]));
+}
+
+/** A run's META (undefined: no complete run). */
+async function getRunMeta(store: ReadStore, runId: string): Promise<RunItem | undefined> {
+  const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK } }));
+  return meta.Item as RunItem | undefined;
+}
+
+/** The SERIES items of an iostat run, at most `max`. */
+function seriesItems(store: ReadStore, runId: string, max: number): Promise<SeriesItem[]> {
+  return queryItems<SeriesItem>(store, { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': seriesSk('') } }, max);
 }
 
 /** fn over items, `limit` at a time; after a failure no new item is started. */
@@ -397,16 +408,10 @@ function listing(run: RunHead | DiskperfRunItem, device: string, time: string): 
 
 /** A complete run (its META) and its series; undefined when there is no META (unknown or half-written). */
 export async function getRun(store: ReadStore, runId: string): Promise<RunDetail | undefined> {
-  const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK } }));
-  const run = meta.Item as RunItem | undefined;
+  const run = await getRunMeta(store, runId);
   if (run === undefined) return undefined;
   if (run.format !== 'iostat') return { run: runRecord(run), series: [] };
-  const series = await queryItems<SeriesItem>(
-    store,
-    { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': 'SERIES#' } },
-    MAX_SERIES_IN_DETAIL,
-  );
-  return { run, series };
+  return { run, series: await seriesItems(store, runId, MAX_SERIES_IN_DETAIL) };
 }
 
 // ---------------------------------------------------------------- uploads
@@ -488,9 +493,7 @@ function seriesFound(series: Pick<StoredSeries, 'device' | 'summary'>, head: Pic
 }
 
 async function runCandidates(session: ReadSession, runId: string): Promise<Found[]> {
-  const { store } = session;
-  const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK } }));
-  const run = meta.Item as RunItem | undefined;
+  const run = await getRunMeta(session.store, runId);
   return run === undefined ? [] : candidatesOfRun(session, run);
 }
 
@@ -499,11 +502,7 @@ async function candidatesOfRun(session: ReadSession, run: RunCandidate): Promise
   if (run.format === 'diskperf') return [diskperfFound(run)];
   const series: Pick<StoredSeries, 'device' | 'summary'>[] =
     run.series ??
-    (await queryItems<SeriesItem>(
-      session.store,
-      { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(run.runId), ':series': 'SERIES#' } },
-      MAX_CANDIDATES + 1,
-    ));
+    (await seriesItems(session.store, run.runId, MAX_CANDIDATES + 1));
   if (series.length > MAX_CANDIDATES) throw new ReadLimitError(`run ${run.runId} has more than ${MAX_CANDIDATES} series; add a device term`);
   return series.map((s) => seriesFound(s, run));
 }
