@@ -8,7 +8,7 @@
  *   reads          ReadSession + resolveSelector for both sides: the SDK calls,
  *                  HTTP to dynalite, selector resolution, observations (and
  *                  dynalite's own work when it runs in this process)
- *   statistics     compareSelections: pairing and the 2,000-resample bootstrap
+ *   statistics     compareObservations: pairing and the 2,000-resample bootstrap
  *   JSON           JSON.stringify of the answer
  *
  * Run once with dynalite in this process and once in a child: the difference in
@@ -21,7 +21,7 @@ import '../test/support/quiet.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compareSelections } from '../shared/compare.ts';
+import { compareObservations } from '../shared/compare.ts';
 import type { DiskperfRun } from '../shared/model.ts';
 import { parseText } from '../shared/parsers/index.ts';
 import { parseSelector } from '../shared/selectors.ts';
@@ -84,7 +84,7 @@ try {
     const session = new ReadSession(store);
     const [oa, ob] = await Promise.all([resolveSelector(store, a, session), resolveSelector(store, b, session)]);
     const t1 = cpuMs();
-    const comparison = compareSelections(oa, ob, { selectors: { a: a.text, b: b.text } });
+    const comparison = compareObservations(oa, ob, { selectors: { a: a.text, b: b.text } });
     const t2 = cpuMs();
     JSON.stringify(comparison);
     const t3 = cpuMs();

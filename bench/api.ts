@@ -47,7 +47,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as apiHandler, setApiDeps, type ApiDeps } from '../functions/api/handler.ts';
-import { ANSWER_HEADER } from '../functions/api/answers.ts';
+import { ANSWER_HEADER } from '../functions/api/routes.ts';
 import { startHttpServer, type ApiHandler } from '../infra/local/http.ts';
 import { ROUTES } from '../shared/api.ts';
 import type { DiskperfRun } from '../shared/model.ts';

@@ -4,11 +4,9 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { CompareQuery, CreateUploadBody, DevicesQuery, RunsQuery, UploadsQuery, type PresignedUpload, type RunDetail } from '../../shared/api.ts';
-import { compareSelections, comparisonKey, type Comparison, type MetricSpec } from '../../shared/compare.ts';
+import { AnswerCache, compare as compareUseCase, type MetricSpec } from '../../shared/compare.ts';
 import { LabelError, parseTags } from '../../shared/labels.ts';
-import { parseSelector, SelectorError, type Selector } from '../../shared/selectors.ts';
-import { getRun, listDevices, listRuns, listUploads, ReadLimitError, ReadSession, resolveSelector, type ReadStore } from '../../shared/store/read.ts';
-import { AnswerCache, ANSWER_HEADER, MAX_AGE_MS, stampedKey } from './answers.ts';
+import { getRun, listDevices, listRuns, listUploads, type ReadStore } from '../../shared/store/read.ts';
 import { badRequest, json, jsonText, notFound, parseBody, parseQuery, type ApiEvent, type ApiResult } from './http.ts';
 
 export interface ApiDeps extends ReadStore {
@@ -17,7 +15,7 @@ export interface ApiDeps extends ReadStore {
   bucket: string;
   /** Largest upload the lab ingests, in bytes. */
   maxUploadBytes: number;
-  /** Keep recent comparison answers (default true; functions/api/answers.ts); false reads and computes every one (benchmarks show both). */
+  /** Keep recent comparison answers (default true; shared/comparison/kept-answers.ts); false reads and computes every one (benchmarks show both). */
   cacheAnswers?: boolean;
   /** The clock, epoch ms (tests move it). */
   now?: () => number;
@@ -45,49 +43,16 @@ export async function run(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
   return json(200, detail);
 }
 
-function selectorParam(name: 'a' | 'b', text: string): Selector {
-  try {
-    return parseSelector(text);
-  } catch (error) {
-    if (error instanceof SelectorError) throw badRequest(`${name}: ${error.message}`);
-    throw error;
-  }
-}
+/** Says whether an answer was computed for this request or reused. */
+export const ANSWER_HEADER = 'x-benchdrop-answer';
 
-async function resolveParam(name: 'a' | 'b', deps: ApiDeps, selector: Selector, session: ReadSession) {
-  try {
-    return await resolveSelector(deps, selector, session);
-  } catch (error) {
-    if (error instanceof ReadLimitError) throw badRequest(`${name}: ${error.message}`);
-    throw error;
-  }
-}
-
+/** Kept for the life of this function instance (shared/comparison/kept-answers.ts). */
 const answers = new AnswerCache();
 
 export async function compare(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
   const query = parseQuery(CompareQuery, event);
-  const a = selectorParam('a', query.a);
-  const b = selectorParam('b', query.b);
-  const caching = deps.cacheAnswers !== false;
-  const now = (deps.now ?? Date.now)();
-  const stamped = caching ? await stampedKey(deps, [a, b], query.metric, now) : undefined;
-  const kept = stamped === undefined ? undefined : answers.get(stamped.key, now);
-  if (kept !== undefined) return withHeader(jsonText(200, kept), ANSWER_HEADER, 'cached');
-  // One session: a device or run both sides name is read once.
-  const session = new ReadSession(deps);
-  const [oa, ob] = await Promise.all([resolveParam('a', deps, a, session), resolveParam('b', deps, b, session)]);
-  const options = { metric: query.metric as MetricSpec, selectors: { a: a.text, b: b.text } };
-  const key = caching ? comparisonKey(oa, ob, options) : undefined;
-  let body = key === undefined ? undefined : answers.get(key, now);
-  const made = body === undefined ? 'computed' : 'cached';
-  if (body === undefined) {
-    const comparison: Comparison = compareSelections(oa, ob, options);
-    body = JSON.stringify(comparison);
-    if (key !== undefined) answers.set(key, body);
-  }
-  if (stamped?.settled) answers.set(stamped.key, body, now + MAX_AGE_MS);
-  return withHeader(jsonText(200, body), ANSWER_HEADER, made);
+  const answer = await compareUseCase({ ...deps, ...(deps.cacheAnswers !== false ? { answers } : {}) }, { a: query.a, b: query.b, metric: query.metric as MetricSpec });
+  return withHeader(jsonText(200, answer.body), ANSWER_HEADER, answer.made);
 }
 
 const withHeader = (result: ApiResult, name: string, value: string): ApiResult => ({ ...result, headers: { ...result.headers, [name]: value } });

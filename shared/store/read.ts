@@ -37,7 +37,7 @@
  */
 import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DeviceEntry, RunDetail, RunListing, UploadListing } from '../api.ts';
-import { diskperfColumnsObservation, diskperfObservation, iostatObservation, type Observation } from '../compare.ts';
+import { diskperfColumnsObservation, diskperfObservation, iostatObservation, type Observation } from '../comparison/observations.ts';
 import type { Format } from '../model.ts';
 import { globMatches, matches, planSelector, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';

@@ -205,7 +205,7 @@ export function runTagItems(run: RunItem): TagItem[] {
  * added by an upload, runs removed by a replacement or a delete) sets
  * `changed` to a value no earlier write set, after that write. A reader that
  * finds the same stamp as before knows the label's runs are the same, without
- * reading them (the API's comparison answers, functions/api/answers.ts).
+ * reading them (the API's comparison answers, shared/comparison/kept-answers.ts).
  */
 export interface DeviceItem {
   pk: typeof DEVICES_PK;

@@ -17,13 +17,10 @@
  *
  * Least recently used answers go first past MAX_BYTES.
  */
-import { planSelector, type Selector } from '../../shared/selectors.ts';
-import { MB } from '../../shared/config.ts';
-import { stampTime } from '../../shared/store/records.ts';
-import { labelStamps, type ReadStore } from '../../shared/store/read.ts';
-
-/** Says whether an answer was computed for this request or reused. */
-export const ANSWER_HEADER = 'x-benchdrop-answer';
+import { MB } from '../config.ts';
+import { planSelector, type Selector } from '../selectors.ts';
+import { stampTime } from '../store/records.ts';
+import { labelStamps, type ReadStore } from '../store/read.ts';
 
 /** A label's runs must have been still this long before an answer from its stamp is kept. */
 export const SETTLE_MS = 5_000;
