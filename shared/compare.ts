@@ -12,13 +12,13 @@
  * route. A bad selector, a side that reads too much or a metric no run carries
  * is a CompareError naming the parameter.
  */
-import { CompareError, compareObservations, comparisonKey, type Comparison, type CompareOptions, type MetricSpec } from './comparison/index.ts';
-import { AnswerCache, MAX_AGE_MS, stampedKey } from './comparison/kept-answers.ts';
+import { CompareError, compareObservations, type Comparison, type CompareOptions, type MetricSpec } from './comparison/index.ts';
+import { AnswerCache, comparisonKey, MAX_AGE_MS, stampedKey } from './comparison/kept-answers.ts';
 import { parseSelector, SelectorError, type Selector } from './selectors.ts';
 import { ReadLimitError, ReadSession, resolveSelector, type ReadStore } from './store/read.ts';
 
 export * from './comparison/index.ts';
-export { AnswerCache } from './comparison/kept-answers.ts';
+export { AnswerCache, comparisonKey } from './comparison/kept-answers.ts';
 
 export interface CompareRequest {
   a: string;

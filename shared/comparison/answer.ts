@@ -5,12 +5,12 @@
  * first ("300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, ...)").
  * docs/comparisons.md says what every field means.
  */
-import { createHash } from 'node:crypto';
 import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_GROUPS, METRICS, type Direction, type Metric, type MetricGroup } from '../metrics.ts';
 import type { Format } from '../model.ts';
 import { LEVEL, RESOLVE, runModel, type ModelResult, type Over, type PointPlan } from './model.ts';
 import type { Observation } from './observations.ts';
 import { geomean, roundTo } from './statistics.ts';
+import { formatRatio, RESOLUTION_STEPS } from './format.ts';
 import { comparabilityWarnings } from './warnings.ts';
 
 export interface Interval {
@@ -96,6 +96,8 @@ export interface Comparison {
   ciNote?: string;
   /** The interval excludes 1; null when there is no interval. */
   significant: boolean | null;
+  /** The summary's two-sided p-value (one test: not corrected); absent without an interval. */
+  p?: number;
   /** About how many runs (or devices) a side would tell a 5% difference apart, from the spread seen. */
   advice: { resolve: number; per: Over; count: number | null; note: string } | null;
   warnings: string[];
@@ -136,18 +138,6 @@ export interface CompareOptions {
   selectors?: { a: string; b: string };
   iterations?: number;
   seed?: number;
-}
-
-/** Printing steps a value must exceed for its ratio to be more than rounding. */
-export const RESOLUTION_STEPS = 5;
-
-/** A ratio as sentences print it: 1.90, 12.3, 140; tiny ones keep two significant digits. */
-export function formatRatio(r: number | null | undefined): string {
-  if (r === null || r === undefined || !Number.isFinite(r)) return '-';
-  if (r >= 100) return r.toFixed(0);
-  if (r >= 10) return r.toFixed(1);
-  if (r >= 0.01) return r.toFixed(2);
-  return r.toPrecision(2);
 }
 
 function side(obs: readonly Observation[], label: string, selector: string): SideSummary {
@@ -238,6 +228,7 @@ export function compareObservations(a: readonly Observation[], b: readonly Obser
     ci,
     ...(model.noInterval !== undefined ? { ciNote: model.noInterval } : {}),
     significant,
+    ...(model.uncertainty?.summary ? { p: roundTo(model.uncertainty.summary.p, 3) } : {}),
     advice: adviceOf(model),
     warnings,
     sentence: '',
@@ -373,46 +364,4 @@ function asThroughput(o: Observation): Observation {
     ...o,
     values: { ...(reads.length ? { read_kBps: geomean(reads) * 1024 } : {}), ...(writes.length ? { write_kBps: geomean(writes) * 1024 } : {}) },
   };
-}
-
-/**
- * A digest of everything an answer is computed from: both sides' observations in
- * order (ids, formats, every value, sample counts, the facts the warnings read)
- * and the options. Equal digests, equal answers, so a cache of answers keyed by
- * it can never hand out one that its data no longer gives.
- */
-export function comparisonKey(a: readonly Observation[], b: readonly Observation[], options: CompareOptions = {}): string {
-  // Names go in as text, every number as its 8 bytes (exact, and far cheaper than
-  // printing thousands of them); the text says how many numbers each part holds.
-  let text = JSON.stringify([options.metric ?? 'all', options.labels ?? null, options.selectors ?? null, options.iterations ?? null, options.seed ?? null]);
-  let numbers = new Float64Array(1024);
-  let n = 0;
-  const push = (value: number) => {
-    if (n === numbers.length) {
-      const grown = new Float64Array(numbers.length * 2);
-      grown.set(numbers);
-      numbers = grown;
-    }
-    numbers[n++] = value;
-  };
-  for (const [name, obs] of [['A', a], ['B', b]] as const) {
-    text += `\n${name} ${obs.length}`;
-    for (const o of obs) {
-      text += `\n${o.runId}\t${o.device}\t${o.label ?? ''}\t${o.native ?? ''}\t${o.format}\t${o.platform ?? ''}\t${o.host ?? ''}\t${o.samples ?? ''}\t${o.sinceBootOnly === true}`;
-      text += `\t${JSON.stringify([o.context ?? null, o.setup ?? null, o.requestSizes ?? null])}`;
-      for (const [metric, v] of Object.entries(o.values)) {
-        if (typeof v === 'number' || v === null) {
-          text += `\t${metric} ${v === null ? 'null' : 1}`;
-          if (v !== null) push(v);
-        } else {
-          text += `\t${metric} ${v.size * 2}`;
-          for (const [size, value] of v) {
-            push(size);
-            push(value);
-          }
-        }
-      }
-    }
-  }
-  return createHash('sha256').update(text).update(new Uint8Array(numbers.buffer, 0, n * 8)).digest('base64url');
 }

@@ -1,4 +1,5 @@
 /** The comparison model: observations in, a Comparison out (see docs/comparisons.md). */
 export * from './answer.ts';
+export * from './format.ts';
 export * from './observations.ts';
 export { LEVEL, RESOLVE, type Over } from './model.ts';

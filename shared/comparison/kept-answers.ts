@@ -2,25 +2,31 @@
  * Comparison answers kept between requests of one API instance, found two ways:
  *
  * - By the labels' change stamps, when each side is one exact device label
- *   (`a=scsi2sd_redux`, `b=x4100/c0t0d0,context~tunefs`): one strongly
- *   consistent BatchGet of the two DEVICES items (labelStamps) says whether
- *   either label's runs changed, without reading them. Writers change a label's
- *   stamp after every change to its runs (shared/store/records.ts DeviceItem).
- *   Such an answer is kept only when both stamps are older than SETTLE_MS (a
- *   DynamoDB index can lag its table for a moment after a write: an answer
- *   computed in that moment could miss a run the stamp already counts), and for
- *   at most MAX_AGE_MS (a writer that died between changing a label's runs and
- *   stamping the label cannot keep an answer alive for longer).
+ *   (`a=scsi2sd_redux`, `b=x4100/c0t0d0,context~tunefs`, `b=x4100`): a side
+ *   reads that label and every label listed under it (`x4100/c0t0d0` ...: the
+ *   series of its iostat uploads), and the strongly consistent DEVICES items of
+ *   them all (labelStamps: one BatchGet, and one Query per label) say whether
+ *   any of their runs changed, or a label came or went, without reading the
+ *   runs. Writers change a label's stamp after every change to its runs
+ *   (shared/store/records.ts DeviceItem). Such an answer is kept only when every
+ *   stamp is older than SETTLE_MS (a DynamoDB index can lag its table for a
+ *   moment after a write: an answer computed in that moment could miss a run the
+ *   stamp already counts), and for at most MAX_AGE_MS (a writer that died
+ *   between changing a label's runs and stamping the label cannot keep an answer
+ *   alive for longer).
  * - By the digest of the data read (comparisonKey), for every selector: the
  *   reads happen, only the statistics (a few ms of CPU) and the JSON are reused,
  *   and only when the data read is the same.
  *
  * Least recently used answers go first past MAX_BYTES.
  */
+import { createHash } from 'node:crypto';
 import { MB } from '../config.ts';
 import { planSelector, type Selector } from '../selectors.ts';
 import { stampTime } from '../store/records.ts';
 import { labelStamps, type ReadStore } from '../store/read.ts';
+import type { CompareOptions } from './answer.ts';
+import type { Observation } from './observations.ts';
 
 /** A label's runs must have been still this long before an answer from its stamp is kept. */
 export const SETTLE_MS = 5_000;
@@ -71,14 +77,16 @@ export class AnswerCache {
 /** Where an answer found by stamps is kept, and whether it may be. */
 export interface StampedKey {
   key: string;
-  /** Both labels' runs have been still for SETTLE_MS: an answer computed now may be kept. */
+  /** Every label's runs have been still for SETTLE_MS: an answer computed now may be kept. */
   settled: boolean;
 }
 
 /**
  * The stamp key of a comparison whose sides each name one exact device label
- * (their runs are all read from that label's index entries); undefined for any
- * other selector, or a label not listed yet.
+ * (their runs are all read from the index entries of that label and of the
+ * labels under it): the stamps of every one of those labels, by label, so a new
+ * series label is a new key as much as a new stamp. Undefined for any other
+ * selector, or a side none of whose labels is listed yet (or has a stamp).
  */
 export async function stampedKey(store: ReadStore, selectors: readonly [Selector, Selector], metric: string, now: number): Promise<StampedKey | undefined> {
   const labels: string[] = [];
@@ -87,9 +95,52 @@ export async function stampedKey(store: ReadStore, selectors: readonly [Selector
     if (plan.by !== 'device') return undefined;
     labels.push(plan.exact);
   }
-  const stamps = await labelStamps(store, [...new Set(labels)]);
-  const values = labels.map((label) => stamps.get(label));
-  if (values.some((stamp) => stamp === undefined)) return undefined;
+  const stamps = await labelStamps(store, labels);
+  const sides = labels.map((label) => (stamps.get(label) ?? []).map((item) => [item.sk, item.changed] as const));
+  const values = sides.flat().map(([, stamp]) => stamp);
+  if (sides.some((side) => side.length === 0) || values.some((stamp) => stamp === undefined)) return undefined;
   const settled = values.every((stamp) => now - stampTime(stamp!) >= SETTLE_MS);
-  return { key: JSON.stringify(['stamps', metric, selectors[0].text, selectors[1].text, ...values]), settled };
+  return { key: JSON.stringify(['stamps', metric, selectors[0].text, selectors[1].text, ...sides]), settled };
+}
+
+/**
+ * A digest of everything an answer is computed from: both sides' observations in
+ * order (ids, formats, every value, sample counts, the facts the warnings read)
+ * and the options. Equal digests, equal answers, so a cache of answers keyed by
+ * it can never hand out one that its data no longer gives.
+ */
+export function comparisonKey(a: readonly Observation[], b: readonly Observation[], options: CompareOptions = {}): string {
+  // Names go in as text, every number as its 8 bytes (exact, and far cheaper than
+  // printing thousands of them); the text says how many numbers each part holds.
+  let text = JSON.stringify([options.metric ?? 'all', options.labels ?? null, options.selectors ?? null, options.iterations ?? null, options.seed ?? null]);
+  let numbers = new Float64Array(1024);
+  let n = 0;
+  const push = (value: number) => {
+    if (n === numbers.length) {
+      const grown = new Float64Array(numbers.length * 2);
+      grown.set(numbers);
+      numbers = grown;
+    }
+    numbers[n++] = value;
+  };
+  for (const [name, obs] of [['A', a], ['B', b]] as const) {
+    text += `\n${name} ${obs.length}`;
+    for (const o of obs) {
+      text += `\n${o.runId}\t${o.device}\t${o.label ?? ''}\t${o.native ?? ''}\t${o.format}\t${o.platform ?? ''}\t${o.host ?? ''}\t${o.samples ?? ''}\t${o.sinceBootOnly === true}`;
+      text += `\t${JSON.stringify([o.context ?? null, o.setup ?? null, o.requestSizes ?? null])}`;
+      for (const [metric, v] of Object.entries(o.values)) {
+        if (typeof v === 'number' || v === null) {
+          text += `\t${metric} ${v === null ? 'null' : 1}`;
+          if (v !== null) push(v);
+        } else {
+          text += `\t${metric} ${v.size * 2}`;
+          for (const [size, value] of v) {
+            push(size);
+            push(value);
+          }
+        }
+      }
+    }
+  }
+  return createHash('sha256').update(text).update(new Uint8Array(numbers.buffer, 0, n * 8)).digest('base64url');
 }

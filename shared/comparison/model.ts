@@ -204,29 +204,29 @@ function spansLabels(units: readonly Unit[]): boolean {
 function planPoint(column: Column, j: number, A: Side, B: Side, paired: boolean): PointPlan {
   const sign = METRICS[column.metric].direction === 'higher-better' ? 1 : -1;
   const plan: PointPlan = { column, sign, a: [], b: [], notes: [], idle: { a: [], b: [], both: [] } };
-  const present = (side: Side) => side.units.map((_, u) => u).filter((u) => side.centre[u]![j]! === side.centre[u]![j]!);
+  const centre = (side: Side, u: number) => side.centre[u]![j]!;
+  const present = (side: Side) => side.units.map((_, u) => u).filter((u) => centre(side, u) === centre(side, u));
+  const zero = (side: Side, u: number) => centre(side, u) <= 0;
+  const name = (side: Side, u: number) => side.units[u]!.native ?? side.units[u]!.name;
+  /** A side's value at the point: the geometric mean of its measuring units' centres, 0 when all measured 0. */
+  const valueOf = (side: Side, units: number[]) => {
+    const measuring = units.filter((u) => !zero(side, u));
+    return measuring.length === 0 ? 0 : geomean(measuring.map((u) => centre(side, u)));
+  };
   const pa = present(A);
   const pb = present(B);
-  const valueOf = (side: Side, units: number[]) => geomean(units.map((u) => side.centre[u]![j]!));
-  if (pa.length > 0) plan.valueA = valueOf(A, pa.filter((u) => A.centre[u]![j]! > 0).length > 0 ? pa.filter((u) => A.centre[u]![j]! > 0) : pa);
-  if (pb.length > 0) plan.valueB = valueOf(B, pb.filter((u) => B.centre[u]![j]! > 0).length > 0 ? pb.filter((u) => B.centre[u]![j]! > 0) : pb);
+  if (pa.length > 0) plan.valueA = valueOf(A, pa);
+  if (pb.length > 0) plan.valueB = valueOf(B, pb);
   if (pa.length === 0) return { ...plan, excluded: 'missing on A' };
   if (pb.length === 0) return { ...plan, excluded: 'missing on B' };
-  const zero = (side: Side, u: number) => side.centre[u]![j]! <= 0;
-  const zeroA = pa.filter((u) => zero(A, u));
-  const zeroB = pb.filter((u) => zero(B, u));
-  const names = (side: Side, units: number[]) => units.map((u) => side.units[u]!.native ?? side.units[u]!.name);
   if (paired) {
-    const byNative = new Map(pb.map((u) => [B.units[u]!.native!, u]));
+    const partner = new Map(pb.map((u) => [B.units[u]!.native!, u]));
     for (const ua of pa) {
-      const ub = byNative.get(A.units[ua]!.native!);
+      const ub = partner.get(A.units[ua]!.native!);
       if (ub === undefined) continue;
-      const za = zero(A, ua);
-      const zb = zero(B, ub);
-      const name = A.units[ua]!.native!;
-      if (za && zb) plan.idle.both.push(name);
-      else if (za) plan.idle.a.push(name);
-      else if (zb) plan.idle.b.push(name);
+      const [za, zb] = [zero(A, ua), zero(B, ub)];
+      const idle = za && zb ? plan.idle.both : za ? plan.idle.a : zb ? plan.idle.b : undefined;
+      if (idle !== undefined) idle.push(name(A, ua));
       else {
         plan.a.push(ua);
         plan.b.push(ub);
@@ -235,24 +235,26 @@ function planPoint(column: Column, j: number, A: Side, B: Side, paired: boolean)
   } else {
     plan.a = pa.filter((u) => !zero(A, u));
     plan.b = pb.filter((u) => !zero(B, u));
-    const za = new Set(names(A, zeroA));
-    const zb = new Set(names(B, zeroB));
+    const za = new Set(pa.filter((u) => zero(A, u)).map((u) => name(A, u)));
+    const zb = new Set(pb.filter((u) => zero(B, u)).map((u) => name(B, u)));
     for (const n of za) (zb.has(n) ? plan.idle.both : plan.idle.a).push(n);
     for (const n of zb) if (!za.has(n)) plan.idle.b.push(n);
   }
-  if (plan.idle.both.length > 0) plan.notes.push(`${plan.idle.both.join(', ')} measured 0 on both sides: left out of this point`);
-  if (plan.idle.a.length > 0 && plan.a.length > 0) plan.notes.push(`${plan.idle.a.join(', ')} measured 0 on A: left out of this point`);
-  if (plan.idle.b.length > 0 && plan.b.length > 0) plan.notes.push(`${plan.idle.b.join(', ')} measured 0 on B: left out of this point`);
+  const allZeroA = pa.every((u) => zero(A, u));
+  const allZeroB = pb.every((u) => zero(B, u));
   if (plan.a.length === 0 || plan.b.length === 0) {
-    const allZeroA = zeroA.length === pa.length;
-    const allZeroB = zeroB.length === pb.length;
-    const which = allZeroA && allZeroB ? 'both sides' : allZeroA ? 'A' : allZeroB ? 'B' : 'the units both sides have';
-    const who = [...(allZeroA ? names(A, zeroA) : []), ...(allZeroB ? names(B, zeroB) : [])];
-    plan.excluded = `zero on ${which}${who.length > 0 && !(A.units.length === 1 && B.units.length === 1) ? ` (${[...new Set(who)].join(', ')})` : ''}`;
-    return plan;
+    if (!allZeroA && !allZeroB) return { ...plan, excluded: 'no device measured it on both sides' };
+    const which = allZeroA && allZeroB ? 'both sides' : allZeroA ? 'A' : 'B';
+    const who = [...new Set([...(allZeroA ? pa.map((u) => name(A, u)) : []), ...(allZeroB ? pb.map((u) => name(B, u)) : [])])];
+    // One device a side: "zero on B" says it all.
+    const units = A.units.length === 1 && B.units.length === 1 ? '' : ` (${who.join(', ')})`;
+    return { ...plan, excluded: `zero on ${which}${units}` };
   }
-  plan.valueA = valueOf(A, plan.a);
-  plan.valueB = valueOf(B, plan.b);
+  for (const [idle, where] of [[plan.idle.both, 'on both sides'], [plan.idle.a, 'on A'], [plan.idle.b, 'on B']] as const) {
+    if (idle.length > 0) plan.notes.push(`${idle.join(', ')} measured 0 ${where}: left out of this point`);
+  }
+  plan.valueA = geomean(plan.a.map((u) => centre(A, u)));
+  plan.valueB = geomean(plan.b.map((u) => centre(B, u)));
   plan.ratio = sign === 1 ? plan.valueA / plan.valueB : plan.valueB / plan.valueA;
   return plan;
 }

@@ -8,15 +8,20 @@
  *   run's META): a series counts only when its run's META exists, checked with
  *   one BatchGet of the distinct runs. Half-written runs are never visible.
  * - A selector (shared/selectors.ts) is resolved from its plan: one run, one
- *   exact device label, the runs carrying a tag (byTag), the labels with a
- *   literal prefix, or all labels, each label read through byDevice; the terms
- *   are then checked on every candidate.
+ *   exact device label (with the iostat series filed under it), the runs
+ *   carrying a tag (byTag), the labels with a literal prefix, or all labels,
+ *   each label read through byDevice; the terms are then checked on every
+ *   candidate. An exact device term names a label's units: its diskperf runs
+ *   and every iostat series of an upload filed under it (`sas10k` names
+ *   `sas10k/sda`, `sas10k/sdb` ...; `sas10k/sda` names that series alone).
  *
- * Reads per selector (what GET /compare costs, per side; a run both sides name,
- * or a label both read alike, is read once):
- *   run=ID            1 GetItem (+ SERIES pages for an iostat run of more than
- *                     MAX_SERIES_IN_META series)
- *   device=LABEL      the byDevice pages of that label
+ * Reads per selector (what GET /compare costs, per side; a run or a label both
+ * sides read is read once):
+ *   run=ID            1 BatchGet of its META (+ SERIES pages for an iostat run
+ *                     of more than MAX_SERIES_IN_META series)
+ *   device=LABEL      the DEVICES pages under LABEL/ (its series labels: one
+ *                     page holds thousands) + the byDevice pages of LABEL (read
+ *                     while those are listed) and of each series label
  *   tag.K=V (no run=  the byTag pages of that tag + ceil(runs whose entry passes
  *   or exact device)  the other terms / 100) BatchGets of their METAs
  *   device=PRE*       the DEVICES pages under that prefix + the byDevice pages of
@@ -31,15 +36,16 @@
  * Labels (MAX_LABELS), index entries read (MAX_CANDIDATES) and observations
  * (MAX_OBSERVATIONS) per selector are capped: a ReadLimitError.
  *
- * GET /runs reads the same labels, at most `limit` entries of each (newest
+ * GET /runs reads the labels its device pattern matches (an exact label: that
+ * label alone, not the series under it), at most `limit` entries of each (newest
  * first, merged), then one BatchGet per 100 iostat runs among the answer; a
  * label whose newest entries belong to runs still being written reads on.
  */
 import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DeviceEntry, RunDetail, RunListing, UploadListing } from '../api.ts';
-import { diskperfColumnsObservation, diskperfObservation, iostatObservation, type Observation } from '../comparison/observations.ts';
+import { diskperfColumnsObservation, diskperfObservation, iostatObservation, type DiskperfSetupSource, type Observation } from '../comparison/observations.ts';
 import type { Format } from '../model.ts';
-import { globMatches, matches, planSelector, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
+import { globMatches, matches, planSelector, termMatches, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK, seriesSk, tagKey } from './keys.ts';
 import { runRecord, unpackRows, UPLOAD_STATUSES, type DeviceItem, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
@@ -71,41 +77,53 @@ export class ReadLimitError extends Error {
 type IndexedItem = DiskperfRunItem | SeriesItem;
 
 /**
- * What a selector reads of a byDevice entry: what builds its observation, and the
- * host, tags and context only when a term asks for them. A run's metadata,
- * source and warnings stay behind: read units are the same, the answer and its
- * parsing smaller (a device comparison's two queries: ~1 ms of CPU less).
+ * What a diskperf observation reads of its run's header: how it ran (the
+ * comparability warnings compare it), not the machine, dates and unknown fields.
  */
-const CANDIDATE_ATTRIBUTES = ['type', 'runId', 'label', 'device', 'packedRows', 'rows', 'summary'] as const;
-const TERM_ATTRIBUTES = { host: 'host', tag: 'tags', context: 'context' } as const;
-type CandidateItem =
-  | Pick<DiskperfRunItem, 'type' | 'runId' | 'label' | 'packedRows' | 'rows'> & Partial<Pick<DiskperfRunItem, 'host' | 'tags' | 'context'>>
-  | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'summary'> & Partial<Pick<SeriesItem, 'host' | 'tags'>>;
+const SETUP_ATTRIBUTES = ['meta.parameters', 'meta.fileSizeBytes', 'meta.testType', 'meta.requestSizes'] as const;
+type StoredSetup = { meta?: DiskperfSetupSource };
 
-function candidateAttributes(selector: Selector): string[] {
-  const extra = new Set(selector.terms.flatMap((t) => (t.kind in TERM_ATTRIBUTES ? [TERM_ATTRIBUTES[t.kind as keyof typeof TERM_ATTRIBUTES]] : [])));
-  return [...CANDIDATE_ATTRIBUTES, ...[...extra].sort()];
-}
+/**
+ * What a selector reads of a byDevice entry: what builds its observation and
+ * the facts beside it, and what terms are checked on. A run's other metadata,
+ * source and warnings stay behind: read units are the same, the answer and its
+ * parsing smaller. One projection whatever the terms: a label both sides read
+ * is read once.
+ */
+const CANDIDATE_ATTRIBUTES = ['type', 'runId', 'label', 'device', 'native', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'summary', ...SETUP_ATTRIBUTES] as const;
+type DiskperfCandidate = Pick<DiskperfRunItem, 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'> & StoredSetup;
+type CandidateItem = (DiskperfCandidate & Pick<DiskperfRunItem, 'type'>) | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'native' | 'host' | 'tags' | 'summary'>;
 
-/** What a selector reads of a run's META found by tag: matching, the observation, and an iostat run's series. */
-const RUN_CANDIDATE_ATTRIBUTES = ['runId', 'format', 'label', 'host', 'tags', 'context', 'packedRows', 'rows', 'series', 'seriesCount', 'reports'] as const;
+/** What a selector reads of a run's META found by id or tag: matching, the observation, and an iostat run's series. */
+const RUN_CANDIDATE_ATTRIBUTES = ['runId', 'format', 'label', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'series', 'seriesCount', 'reports', ...SETUP_ATTRIBUTES] as const;
 type RunCandidate =
-  | Pick<DiskperfRunItem, 'runId' | 'format' | 'label' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'>
-  | Pick<IostatRunItem, 'runId' | 'format' | 'label' | 'host' | 'tags' | 'context' | 'series' | 'seriesCount' | 'reports'>;
+  | (DiskperfCandidate & Pick<DiskperfRunItem, 'format'>)
+  | Pick<IostatRunItem, 'runId' | 'format' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'series' | 'seriesCount' | 'reports'>;
 
 /** What a selector reads of a byTag entry: what it can check before the run is read. */
 const TAG_ENTRY_ATTRIBUTES = ['runId', 'format', 'label', 'host', 'tags'] as const;
 type TagEntry = Pick<TagItem, (typeof TAG_ENTRY_ATTRIBUTES)[number]>;
 
-/** A ProjectionExpression of these attributes, every name aliased (some are reserved words). */
-function projection(attributes: readonly string[]): { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } {
-  return { ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '), ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#p${i}`, a])) };
+/**
+ * A ProjectionExpression of these attributes, or nested ones (`meta.parameters`),
+ * every name aliased (some are reserved words: `meta.parameters` is `#p0.#p1`).
+ */
+function projection(paths: readonly string[]): { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } {
+  const aliases = new Map<string, string>();
+  const alias = (name: string) => {
+    let a = aliases.get(name);
+    if (a === undefined) aliases.set(name, (a = `#p${aliases.size}`));
+    return a;
+  };
+  const ProjectionExpression = paths.map((path) => path.split('.').map(alias).join('.')).join(', ');
+  return { ProjectionExpression, ExpressionAttributeNames: Object.fromEntries([...aliases].map(([name, a]) => [a, name])) };
 }
 
 /** The part of a run's META the readers need beside an iostat series. */
 interface RunHead {
   runId: string;
   format: Format;
+  platform: RunItem['platform'];
   label: string;
   name: string;
   host?: string;
@@ -116,7 +134,7 @@ interface RunHead {
   reports?: number;
 }
 
-const HEAD_ATTRIBUTES = ['runId', 'format', 'label', 'name', 'host', 'tags', 'context', 'source', 'time', 'reports'] as const;
+const HEAD_ATTRIBUTES = ['runId', 'format', 'platform', 'label', 'name', 'host', 'tags', 'context', 'source', 'time', 'reports'] as const;
 
 // ---------------------------------------------------------------- low level
 
@@ -194,44 +212,49 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 }
 
 /**
- * The reads of one request, remembered: a run both sides of a comparison name,
- * or a label both read for the same kinds of terms, is read once. Not shared
- * between requests (data changes).
+ * The reads of one request, remembered: a run or a label both sides of a
+ * comparison read is read once. Not shared between requests (data changes).
  */
 export class ReadSession {
+  /** By prefix. */
   private readonly labelLists = new Map<string, Promise<string[]>>();
-  /** By label and the attributes read. */
   private readonly byDevice = new Map<string, Promise<CandidateItem[]>>();
   private readonly heads = new Map<string, Promise<RunHead | undefined>>();
   private readonly candidates = new Map<string, Promise<RunCandidate | undefined>>();
 
   constructor(readonly store: ReadStore) {}
 
-  /** Device labels starting with `prefix` ('' for all), in label order. */
+  /**
+   * Device labels starting with `prefix` ('' for all), in label order: one Query
+   * of DEVICES, or none when a shorter prefix was listed already (`x4100*` on one
+   * side holds the `x4100/` series the other side's `x4100` reads).
+   */
   labels(prefix: string): Promise<string[]> {
     let list = this.labelLists.get(prefix);
     if (list === undefined) {
-      list = queryItems<{ sk: string }>(this.store, {
-        KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': DEVICES_PK, ...(prefix ? { ':prefix': prefix } : {}) },
-        ProjectionExpression: 'sk',
-      }).then((items) => items.map((i) => i.sk));
+      const wider = [...this.labelLists].find(([listed]) => prefix.startsWith(listed));
+      list = wider
+        ? wider[1].then((labels) => labels.filter((label) => label.startsWith(prefix)))
+        : queryItems<{ sk: string }>(this.store, {
+            KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': DEVICES_PK, ...(prefix ? { ':prefix': prefix } : {}) },
+            ProjectionExpression: 'sk',
+          }).then((items) => items.map((i) => i.sk));
       this.labelLists.set(prefix, list);
     }
     return list;
   }
 
-  /** Every byDevice entry of a label, these attributes of each (at most MAX_CANDIDATES + 1: more is an error for the caller). */
-  indexed(label: string, attributes: readonly string[]): Promise<CandidateItem[]> {
-    const key = `${label}\u0000${attributes.join(',')}`;
-    let items = this.byDevice.get(key);
+  /** Every byDevice entry of a label (at most MAX_CANDIDATES + 1: more is an error for the caller). */
+  indexed(label: string): Promise<CandidateItem[]> {
+    let items = this.byDevice.get(label);
     if (items === undefined) {
       items = queryItems<CandidateItem>(
         this.store,
-        { IndexName: INDEXES.byDevice.name, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': devicePk(label) }, ...projection(attributes), ScanIndexForward: false },
+        { IndexName: INDEXES.byDevice.name, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': devicePk(label) }, ...projection(CANDIDATE_ATTRIBUTES), ScanIndexForward: false },
         MAX_CANDIDATES + 1,
       );
-      this.byDevice.set(key, items);
+      this.byDevice.set(label, items);
     }
     return items;
   }
@@ -277,16 +300,35 @@ export async function listDevices(store: ReadStore): Promise<DeviceEntry[]> {
   return items.map((i) => ({ label: i.label ?? i.sk, format: i.format ?? 'unknown', lastSeen: i.lastSeen ?? '' }));
 }
 
+/** A listed label and its change stamp (absent on an item written before stamps were). */
+type Stamp = Pick<DeviceItem, 'sk'> & Partial<Pick<DeviceItem, 'changed'>>;
+
 /**
- * The change stamps of these device labels (DeviceItem.changed), read strongly
- * consistent: one BatchGet per 100 labels, one read unit per label. A label that
- * is not listed (no complete run, or an upload that died before listing it) has
- * none.
+ * The change stamps (DeviceItem.changed) of what exact device labels read: each
+ * label and the labels listed under `label/` (its iostat series), read strongly
+ * consistent at once: one BatchGet per 100 labels (a read unit each) and one
+ * Query per label of those under it. Per label, the labels listed and their
+ * stamps, in label order; a label that is not listed (no complete run, or an
+ * upload that died before listing it) has none. Undefined for a label with more
+ * than MAX_LABELS under it: no selector reads them all.
  */
-export async function labelStamps(store: ReadStore, labels: readonly string[]): Promise<Map<string, string | undefined>> {
-  const items = await batchGetItems<Pick<DeviceItem, 'sk' | 'changed'>>(store, labels.map((label) => ({ pk: DEVICES_PK, sk: label })), ['sk', 'changed'], { consistent: true });
-  const found = new Map(items.map((item) => [item.sk, item.changed]));
-  return new Map(labels.map((label) => [label, found.get(label)]));
+export async function labelStamps(store: ReadStore, labels: readonly string[]): Promise<Map<string, Stamp[] | undefined>> {
+  const distinct = [...new Set(labels)];
+  const [own, under] = await Promise.all([
+    batchGetItems<Stamp>(store, distinct.map((label) => ({ pk: DEVICES_PK, sk: label })), ['sk', 'changed'], { consistent: true }),
+    Promise.all(distinct.map((label) => stampsUnder(store, label))),
+  ]);
+  const listed = new Map(own.map((item) => [item.sk, item]));
+  return new Map(distinct.map((label, i) => [label, under[i]!.length > MAX_LABELS ? undefined : [...(listed.has(label) ? [listed.get(label)!] : []), ...under[i]!]]));
+}
+
+/** The labels listed under `label/` and their stamps, strongly consistent; at most MAX_LABELS + 1. */
+function stampsUnder(store: ReadStore, label: string): Promise<Stamp[]> {
+  return queryItems<Stamp>(
+    store,
+    { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :under)', ExpressionAttributeValues: { ':pk': DEVICES_PK, ':under': `${label}/` }, ...projection(['sk', 'changed']), ConsistentRead: true },
+    MAX_LABELS + 1,
+  );
 }
 
 /** Where a device pattern's labels are: itself, under its literal prefix, or anywhere. */
@@ -300,14 +342,44 @@ export function planLabels(glob: string | undefined): LabelPlan {
   return { by: 'allDevices' };
 }
 
-/** The labels a plan reaches that every pattern matches; more than MAX_LABELS is a ReadLimitError. */
+/** The labels a plan reaches that every pattern may name; more than MAX_LABELS is a ReadLimitError. */
 async function labelsOf(session: ReadSession, plan: LabelPlan, globs: readonly string[], what: string): Promise<string[]> {
   if (plan.by === 'device') return globs.every((g) => globMatches(g, plan.exact)) ? [plan.exact] : [];
   const all = await session.labels(plan.by === 'devicePrefix' ? plan.prefix : '');
-  const labels = all.filter((label) => globs.every((g) => globMatches(g, label)));
+  return capped(
+    all.filter((label) => globs.every((g) => mayName(g, label))),
+    what,
+  );
+}
+
+/**
+ * What a selector's exact device label reads: the label itself, read whether or
+ * not it is listed (an upload that died before listing its labels is still found
+ * by exact device), and the labels listed under `label/`, its iostat series
+ * (such an upload's series join it once a retry lists them); each only when
+ * every device term may name it. The label's own entries are read while the
+ * others are listed: a diskperf label costs one round trip, as before series
+ * were looked for.
+ */
+async function labelAndSeries(session: ReadSession, label: string, globs: readonly string[], what: string): Promise<string[]> {
+  if (globs.every((g) => mayName(g, label))) {
+    // Awaited by the caller; not an unhandled rejection should the listing fail first.
+    session.indexed(label).catch(() => undefined);
+  }
+  const series = await session.labels(`${label}/`);
+  return capped(
+    [label, ...series].filter((l) => globs.every((g) => mayName(g, l))),
+    what,
+  );
+}
+
+function capped(labels: string[], what: string): string[] {
   if (labels.length > MAX_LABELS) throw new ReadLimitError(`${what} matches ${labels.length} device labels, more than ${MAX_LABELS}; narrow it (a longer literal prefix, or run=ID)`);
   return labels;
 }
+
+/** Whether a device term may name what a listed label holds: by pattern, or (the term as a label) a series filed under it. */
+const mayName = (glob: string, label: string) => globMatches(glob, label) || label.startsWith(`${glob}/`);
 
 // ---------------------------------------------------------------- runs
 
@@ -462,7 +534,7 @@ export async function resolveSelector(store: ReadStore, selector: Selector, sess
   const plan = planSelector(selector);
   const found =
     plan.by === 'run' ? await runCandidates(session, plan.runId) : plan.by === 'tag' ? await tagCandidates(session, selector, tagKey(plan.key, plan.value)) : await deviceCandidates(session, selector, plan);
-  const observations = found.filter((f) => matches(selector, f.candidate)).map((f) => f.observation());
+  const observations = found.filter((f) => selects(selector, f.candidate, f.label)).map((f) => f.observation());
   if (observations.length > MAX_OBSERVATIONS) {
     throw new ReadLimitError(`"${selector.text}" matches ${observations.length} runs and series, more than ${MAX_OBSERVATIONS}; narrow it with more terms`);
   }
@@ -471,36 +543,53 @@ export async function resolveSelector(store: ReadStore, selector: Selector, sess
 
 interface Found {
   candidate: SelectorCandidate;
+  /** An iostat series: the label of its upload, which an exact device term names too. */
+  label?: string;
   observation: () => Observation;
 }
 
-function diskperfFound(run: Pick<DiskperfRunItem, 'runId' | 'label' | 'packedRows' | 'rows'> & Partial<Pick<DiskperfRunItem, 'host' | 'tags' | 'context'>>): Found {
+/**
+ * Whether a candidate matches every term, an exact device term naming the
+ * label an iostat series is filed under as well as the series itself: `sas10k`
+ * selects `sas10k/sda` and `sas10k/sdb`, not a diskperf run labelled `sas10k/x`.
+ */
+function selects(selector: Selector, candidate: SelectorCandidate, label: string | undefined): boolean {
+  return selector.terms.every((t) => (t.kind === 'device' && t.glob === label) || termMatches(t, candidate));
+}
+
+/** The label an iostat series is filed under: its device is `<label>/<native>` (shared/labels.ts seriesLabel). */
+const labelOfSeries = (series: Pick<SeriesItem, 'device' | 'native'>) => series.device.slice(0, series.device.length - series.native.length - 1);
+
+function diskperfFound(run: DiskperfCandidate): Found {
+  const facts = { label: run.label, platform: run.platform, host: run.host, context: run.context, meta: run.meta };
   return {
     candidate: { device: run.label, runId: run.runId, ...(run.host !== undefined ? { host: run.host } : {}), format: 'diskperf', tags: run.tags ?? {}, context: run.context ?? [] },
     observation: () => {
-      if (run.packedRows === undefined) return diskperfObservation(run.runId, run.label, run.rows ?? []);
+      if (run.packedRows === undefined) return diskperfObservation(run.runId, run.label, run.rows ?? [], facts);
       const { sizes, columns } = unpackRows(run.packedRows);
-      return diskperfColumnsObservation(run.runId, run.label, sizes, columns);
+      return diskperfColumnsObservation(run.runId, run.label, sizes, columns, facts);
     },
   };
 }
 
-function seriesFound(series: Pick<StoredSeries, 'device' | 'summary'>, head: Pick<RunHead, 'runId' | 'host' | 'tags' | 'context' | 'reports'>): Found {
+function seriesFound(series: Pick<StoredSeries, 'device' | 'native' | 'summary'>, head: Pick<RunHead, 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'reports'>): Found {
   return {
     candidate: { device: series.device, runId: head.runId, ...(head.host !== undefined ? { host: head.host } : {}), format: 'iostat', tags: head.tags ?? {}, context: head.context ?? [] },
-    observation: () => iostatObservation(head.runId, series.device, series.summary, head.reports ?? 0),
+    label: head.label,
+    observation: () =>
+      iostatObservation(head.runId, series.device, series.summary, head.reports ?? 0, { label: head.label, native: series.native, platform: head.platform, host: head.host, context: head.context }),
   };
 }
 
 async function runCandidates(session: ReadSession, runId: string): Promise<Found[]> {
-  const run = await getRunMeta(session.store, runId);
+  const run = (await session.runs([runId])).get(runId);
   return run === undefined ? [] : candidatesOfRun(session, run);
 }
 
 /** A diskperf run, or each series of an iostat run (from its META, or its SERIES items when the META has too many to hold). */
 async function candidatesOfRun(session: ReadSession, run: RunCandidate): Promise<Found[]> {
   if (run.format === 'diskperf') return [diskperfFound(run)];
-  const series: Pick<StoredSeries, 'device' | 'summary'>[] =
+  const series: Pick<StoredSeries, 'device' | 'native' | 'summary'>[] =
     run.series ??
     (await seriesItems(session.store, run.runId, MAX_CANDIDATES + 1));
   if (series.length > MAX_CANDIDATES) throw new ReadLimitError(`run ${run.runId} has more than ${MAX_CANDIDATES} series; add a device term`);
@@ -537,13 +626,13 @@ async function tagCandidates(session: ReadSession, selector: Selector, tag: stri
 
 async function deviceCandidates(session: ReadSession, selector: Selector, plan: LabelPlan): Promise<Found[]> {
   const globs = selector.terms.flatMap((t) => (t.kind === 'device' ? [t.glob] : []));
-  const labels = await labelsOf(session, plan, globs, `"${selector.text}"`);
-  const attributes = candidateAttributes(selector);
+  const what = `"${selector.text}"`;
+  const labels = plan.by === 'device' ? await labelAndSeries(session, plan.exact, globs, what) : await labelsOf(session, plan, globs, what);
   let total = 0;
   const perLabel = await mapLimit(labels, CONCURRENCY, async (label) => {
-    const items = await session.indexed(label, attributes);
+    const items = await session.indexed(label);
     total += items.length;
-    if (total > MAX_CANDIDATES) throw new ReadLimitError(`"${selector.text}" reaches more than ${MAX_CANDIDATES} runs and series; narrow it (device, run=ID)`);
+    if (total > MAX_CANDIDATES) throw new ReadLimitError(`${what} reaches more than ${MAX_CANDIDATES} runs and series; narrow it (device, run=ID)`);
     return items;
   });
   const items = perLabel.flat();
@@ -554,7 +643,7 @@ async function deviceCandidates(session: ReadSession, selector: Selector, plan: 
   const series: Extract<CandidateItem, { type: 'series' }>[] = [];
   for (const item of items) {
     if (item.type === 'run') found.push(diskperfFound(item));
-    else if (matches(early, { device: item.device, runId: item.runId, ...(item.host !== undefined ? { host: item.host } : {}), format: 'iostat', tags: item.tags ?? {}, context: [] })) series.push(item);
+    else if (selects(early, { device: item.device, runId: item.runId, ...(item.host !== undefined ? { host: item.host } : {}), format: 'iostat', tags: item.tags ?? {}, context: [] }, labelOfSeries(item))) series.push(item);
   }
   const heads = await session.runHeads(series.map((s) => s.runId));
   for (const s of series) {

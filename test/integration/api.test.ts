@@ -19,7 +19,7 @@ import { handler as apiHandler, setApiDeps, type ApiDeps } from '../../functions
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
 import { ROUTES, type DeviceEntry, type PresignedUpload, type RunDetail, type RunListing, type UploadListing } from '../../shared/api.ts';
-import type { Comparison } from '../../shared/compare.ts';
+import type { Comparison, Observation } from '../../shared/compare.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { devicePk, deviceSk, runId, runPk, seriesSk, tagKey } from '../../shared/store/keys.ts';
@@ -29,6 +29,7 @@ import { createTableInput, INDEXES } from '../../shared/table.ts';
 import { startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
 import { fixture, FIXTURES_DIR } from '../support/fixtures.ts';
 import { lambdaContext } from '../support/lambda.ts';
+import { solarisIostatLog, writeIops } from '../support/logs.ts';
 
 const REDUX = fixture('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
 const INDY_300G = fixture('irix/irix-6.5-indy-300G-10K.diskperf.txt');
@@ -370,7 +371,8 @@ describe('GET /compare', () => {
     const [listed] = (await get<{ runs: RunListing[] }>('/runs', { device: 'fedora-ws/sda' })).body.runs;
     const { series } = (await get<RunDetail>(`/runs/${listed!.runId}`)).body;
     const mean = (native: string) => series.find((s) => s.native === native)!.summary.read_iops!.mean;
-    expect(r.body.ratio).toBeCloseTo(mean('nvme0n1') / mean('sda'), 12);
+    // Answers carry 6 significant digits.
+    expect(r.body.ratio).toBeCloseTo(mean('nvme0n1') / mean('sda'), 3);
     expect(r.body.ratio).toBeGreaterThan(1);
   });
 
@@ -381,11 +383,82 @@ describe('GET /compare', () => {
   });
 });
 
+// ---------------------------------------------------------------- observations
+
+describe('selector observations', () => {
+  const store = () => ({ db: env.db, tableName: env.tableName });
+  const observe = (selector: string) => resolveSelector(store(), parseSelector(selector));
+  const byUnit = (o: Observation[]) => [...o].sort((x, y) => x.device.localeCompare(y.device) || x.runId.localeCompare(y.runId));
+  const iostatLog = (devices: string[]) => Buffer.from(solarisIostatLog({ reports: 3, devices, host: 'bench' }));
+
+  it('a bare iostat label selects every series filed under it; a series label selects that one; a diskperf run labelled under it stays out', async () => {
+    const u = uid();
+    const label = `sas-${u}`;
+    await ingest(`${label}/iostat.txt`, iostatLog(['sda', 'sdb', 'sdc']), { metadata: { tags: `lab=${u}` } });
+    // A diskperf run whose own label is under the iostat label's, and a label that only starts like it.
+    await ingest(`other-${u}/redux.txt`, REDUX, { metadata: { device: `${label}/x` } });
+    await ingest(`${label}-old/iostat.txt`, iostatLog(['sda']));
+    const [run] = idsOf(`${label}/iostat.txt`, 1);
+
+    const all = byUnit(await observe(label));
+    expect(all.map((o) => o.device)).toEqual([`${label}/sda`, `${label}/sdb`, `${label}/sdc`]);
+    expect(all.map((o) => o.native)).toEqual(['sda', 'sdb', 'sdc']);
+    for (const o of all) expect(o).toMatchObject({ runId: run, format: 'iostat', label, platform: 'solaris', context: ['iostat -xn 5 3'], samples: 2 });
+    expect(all[0]!.values.write_iops).toBeCloseTo((writeIops(1, 0) + writeIops(2, 0)) / 2, 9);
+    // A log that names its host (Linux sysstat's header) gives it to every series.
+    const fedora = byUnit(await observe('fedora-ws'));
+    expect(fedora.map((o) => o.native)).toEqual(['dm-0', 'nvme0n1', 'sda', 'sdb', 'zram0']);
+    for (const o of fedora) expect(o).toMatchObject({ device: `fedora-ws/${o.native}`, label: 'fedora-ws', platform: 'linux', host: 'fedora-ws', context: [] });
+
+    // Every way to a run gives the same observations: by its id, by its tag.
+    expect(byUnit(await observe(`run=${run}`))).toEqual(all);
+    expect(byUnit(await observe(`run=${run},device=${label}`))).toEqual(all);
+    expect(byUnit(await observe(`tag.lab=${u}`))).toEqual(all);
+    expect(byUnit(await observe(`tag.lab=${u},${label}`))).toEqual(all);
+
+    expect(await observe(`${label}/sdb`)).toEqual([all[1]]);
+    expect(await observe(`${label},*c`)).toEqual([all[2]]);
+    const diskperf = await observe(`${label}/x`);
+    expect(diskperf).toEqual([expect.objectContaining({ device: `${label}/x`, label: `${label}/x`, format: 'diskperf' })]);
+    expect((await observe(`${label}-old`)).map((o) => o.device)).toEqual([`${label}-old/sda`]);
+
+    // `compare sas10k x4100`: both sides every series of their label.
+    const r = await get<Comparison>('/compare', { a: label, b: 'x4100', metric: 'write_iops' });
+    expect(r.status).toBe(200);
+    expect(r.body.a).toMatchObject({ runs: 1, observations: 3, devices: all.map((o) => o.device) });
+    expect(r.body.b).toMatchObject({ runs: 4, devices: X4100_NATIVES.map((n) => `x4100/${n}`).sort() });
+  });
+
+  it('diskperf runs carry their host, context, setup and announced request sizes, whichever way they are found', async () => {
+    const u = uid();
+    await ingest(`facts-${u}/redux.txt`, REDUX, { metadata: { tags: `lab=${u}` } });
+    const [run] = idsOf(`facts-${u}/redux.txt`, 1);
+    const [o, ...more] = await observe(`facts-${u}`);
+    expect(more).toEqual([]);
+    expect(o).toMatchObject({
+      runId: run,
+      device: `facts-${u}`,
+      label: `facts-${u}`,
+      format: 'diskperf',
+      platform: 'irix',
+      host: 'IRIS',
+      context: ['diskperf -W -n scsi2sd_redux -c 1G -t 60 /tmp/testpath'],
+      setup: { direct: 0, time: 60, scale: 1, delay: 0, 'file size': 1073741824, 'test type': 'XFS data subvolume' },
+      requestSizes: { min: 4096, max: 4194304 },
+    });
+    expect((o!.values.fwd_wt as ReadonlyMap<number, number>).size).toBe(11);
+    expect(await observe(`run=${run}`)).toEqual([o]);
+    expect(await observe(`tag.lab=${u}`)).toEqual([o]);
+    // The seed run (no folder: labelled by its test name) reads the same.
+    expect(await observe('scsi2sd_redux')).toEqual([{ ...o, runId: idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1)[0], device: 'scsi2sd_redux', label: 'scsi2sd_redux' }]);
+  });
+});
+
 // ---------------------------------------------------------------- errors
 
 describe('bad requests', () => {
   const cases: [string, string, Record<string, string>, RegExp][] = [
-    ['metric=bogus', '/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'bogus' }, /^metric: expected a group \(write, read, seq, random, all\) or a metric \(.*fwd_wt.*write_iops.*\) \(got "bogus"\)$/],
+    ['metric=bogus', '/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'bogus' }, /^metric: expected a group \(write, read, seq, random, all: throughput, IOPS and latency; queue lengths and %util only by name\) or a metric \(.*fwd_wt.*write_iops.*\) \(got "bogus"\)$/],
     ['a missing', '/compare', { b: 'scsi2sd_10M_Sync' }, /^a: required; expected a selector/],
     ['unknown selector term', '/compare', { a: 'colour=red', b: 'scsi2sd_10M_Sync' }, /^a: unknown term "colour"; expected comma-separated terms/],
     ['bad run id in a selector', '/compare', { a: 'scsi2sd_redux', b: 'run=42' }, /^b: "run=42": a run id is r followed by 24 hex digits$/],
@@ -574,6 +647,11 @@ describe('uploads', () => {
 // ---------------------------------------------------------------- answers
 
 describe('comparison answers', () => {
+  /** The stamps of two exact labels (one BatchGet, and the DEVICES Query of each label's series labels), sorted as counting() sorts. */
+  const STAMPS = ['BatchGet', 'Query', 'Query'];
+  /** Reading two diskperf labels: the DEVICES Query of each one's series labels (none), and its byDevice entries. */
+  const TWO_LABELS = ['Query', 'Query', 'Query byDevice', 'Query byDevice'];
+
   it('are reused only for the same data: a new run is a new answer, and the cache can be turned off', async () => {
     const u = uid();
     await ingest(`cache-a-${u}/redux.txt`, REDUX);
@@ -603,7 +681,7 @@ describe('comparison answers', () => {
     }
   });
 
-  it('for two device labels cost one read while neither label changed; an upload or a delete on a side changes its stamp', async () => {
+  it('for two device labels read only their stamps while neither label changed; an upload or a delete on a side changes its stamp', async () => {
     const u = uid();
     await ingest(`stamp-a-${u}/redux.txt`, REDUX);
     await ingest(`stamp-b-${u}/sync.txt`, SYNC_10M);
@@ -614,20 +692,20 @@ describe('comparison answers', () => {
     try {
       const first = await get<Comparison>('/compare', query);
       expect(first.headers['x-benchdrop-answer']).toBe('computed');
-      expect(counter.detail().reads).toEqual(['BatchGet', 'Query byDevice', 'Query byDevice']);
+      expect(counter.detail().reads).toEqual([...STAMPS, ...TWO_LABELS]);
       const second = await get<Comparison>('/compare', query);
       expect(second.headers['x-benchdrop-answer']).toBe('cached');
       expect(second.text).toBe(first.text);
-      // The two DEVICES items, read strongly consistent: one unit each.
-      expect(counter.detail()).toEqual({ reads: ['BatchGet'], units: 2 });
+      // The two DEVICES items, and the (empty) lists of labels under them, read strongly consistent: one unit per item.
+      expect(counter.detail()).toEqual({ reads: STAMPS, units: 2 });
 
       // A second run on side a: its upload stamps the label, the runs are read again.
       await ingest(`stamp-a-${u}/redux-2.txt`, REDUX);
       const third = await get<Comparison>('/compare', query);
       expect(third.body.a.runs).toBe(2);
-      expect(counter.detail().reads).toEqual(['BatchGet', 'Query byDevice', 'Query byDevice']);
+      expect(counter.detail().reads).toEqual([...STAMPS, ...TWO_LABELS]);
       expect((await get<Comparison>('/compare', query)).text).toBe(third.text);
-      expect(counter.detail().reads).toEqual(['BatchGet']);
+      expect(counter.detail().reads).toEqual(STAMPS);
 
       // Deleting it stamps the label again: back to one run (the first answer's data, so its statistics are reused).
       const removed = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: `stamp-a-${u}/redux-2.txt`, sequencer: sequencer() });
@@ -635,12 +713,51 @@ describe('comparison answers', () => {
       const fourth = await get<Comparison>('/compare', query);
       expect(fourth.body.a.runs).toBe(1);
       expect(fourth.text).toBe(first.text);
-      expect(counter.detail().reads).toEqual(['BatchGet', 'Query byDevice', 'Query byDevice']);
+      expect(counter.detail().reads).toEqual([...STAMPS, ...TWO_LABELS]);
 
       // Other selectors are not found by stamps: a pattern reads the labels it may reach every time.
       await get<Comparison>('/compare', { a: `stamp-a-${u}*`, b: query.b });
       await get<Comparison>('/compare', { a: `stamp-a-${u}*`, b: query.b });
       expect(counter.detail().reads).not.toContain('BatchGet');
+    } finally {
+      setApiDeps(deps);
+    }
+  });
+
+  it('for a bare iostat label cover every series label under it: a new one, a restamped one or one gone is a new answer', async () => {
+    const u = uid();
+    const log = (devices: string[]) => Buffer.from(solarisIostatLog({ reports: 3, devices }));
+    await ingest(`stamp-io-a-${u}/one.txt`, log(['sda', 'sdb']));
+    await ingest(`stamp-io-b-${u}/one.txt`, log(['sda', 'sdb']));
+    const query = { a: `stamp-io-a-${u}`, b: `stamp-io-b-${u}`, metric: 'write_iops' };
+    const counter = counting({ ...deps, now: () => Date.now() + SETTLE_MS + 1000 });
+    setApiDeps(counter.deps);
+    const answer = async (made: 'computed' | 'cached') => {
+      const r = await get<Comparison>('/compare', query);
+      expect(r.status).toBe(200);
+      expect(r.headers['x-benchdrop-answer']).toBe(made);
+      return r.body;
+    };
+    try {
+      expect((await answer('computed')).a).toMatchObject({ runs: 1, observations: 2 });
+      counter.detail();
+      await answer('cached');
+      expect(counter.detail().reads).toEqual(STAMPS);
+
+      // A new series label under side a (its only device): the labels a reads are not the ones the answer was kept for.
+      await ingest(`stamp-io-a-${u}/two.txt`, log(['sdd']));
+      expect((await answer('computed')).a).toMatchObject({ runs: 2, devices: ['sda', 'sdb', 'sdd'].map((n) => `stamp-io-a-${u}/${n}`) });
+      await answer('cached');
+
+      // A run more on an existing series label: only its stamp changes.
+      await ingest(`stamp-io-a-${u}/three.txt`, log(['sdb']));
+      expect((await answer('computed')).a).toMatchObject({ runs: 3, observations: 4 });
+      await answer('cached');
+
+      // Deleting the only run of a series label drops the label: no stamp left changes, the list of labels does.
+      const removed = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: `stamp-io-a-${u}/two.txt`, sequencer: sequencer() });
+      expect(await ingestHandler(sqsEvent([removed]), lambdaContext())).toEqual({ batchItemFailures: [] });
+      expect((await answer('computed')).a).toMatchObject({ runs: 2, devices: ['sda', 'sdb'].map((n) => `stamp-io-a-${u}/${n}`) });
     } finally {
       setApiDeps(deps);
     }
@@ -657,18 +774,18 @@ describe('comparison answers', () => {
     try {
       // Just written: a DynamoDB index may still lag, so the runs are read for every request.
       for (let i = 0; i < 2; i++) await get<Comparison>('/compare', query);
-      expect(counter.detail().reads).toEqual(['BatchGet', 'BatchGet', ...Array(4).fill('Query byDevice')]);
+      expect(counter.detail().reads).toEqual([...STAMPS, ...STAMPS, ...TWO_LABELS, ...TWO_LABELS].sort());
       shift = SETTLE_MS;
       await get<Comparison>('/compare', query);
-      expect(counter.detail().reads).toHaveLength(3);
+      expect(counter.detail().reads).toEqual([...STAMPS, ...TWO_LABELS]);
       expect((await get<Comparison>('/compare', query)).headers['x-benchdrop-answer']).toBe('cached');
-      expect(counter.detail().reads).toEqual(['BatchGet']);
+      expect(counter.detail().reads).toEqual(STAMPS);
       // Past MAX_AGE_MS the kept answer is not served: read again, and kept again.
       shift = SETTLE_MS + MAX_AGE_MS + 1000;
       await get<Comparison>('/compare', query);
-      expect(counter.detail().reads).toHaveLength(3);
+      expect(counter.detail().reads).toEqual([...STAMPS, ...TWO_LABELS]);
       await get<Comparison>('/compare', query);
-      expect(counter.detail().reads).toEqual(['BatchGet']);
+      expect(counter.detail().reads).toEqual(STAMPS);
     } finally {
       setApiDeps(deps);
     }
@@ -762,6 +879,8 @@ describe('reads per comparison', () => {
       'redux vs sync': { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'all' },
       'redux vs 300G*': { a: 'scsi2sd_redux', b: '300G*' },
       'x4100 maxcontig': { a: 'x4100/c0t0d0,context~tunefs -a 1 /opt', b: 'x4100/c0t0d0,context~tunefs -a 32', metric: 'write_iops' },
+      'x4100 vs fedora-ws': { a: 'x4100', b: 'fedora-ws', metric: 'write_iops' },
+      'x4100 vs one of its disks': { a: 'x4100', b: 'x4100/c0t0d0,context~tunefs -a 32', metric: 'write_iops' },
     };
     const measure = async () => {
       const out: Record<string, { reads: number; ratio: number | null }> = {};
@@ -775,8 +894,16 @@ describe('reads per comparison', () => {
     };
     try {
       const before = await measure();
-      // One Query per named label; a prefix adds one DEVICES Query; iostat adds one BatchGet of run METAs (a label both sides name is read once).
-      expect(Object.fromEntries(Object.entries(before).map(([k, v]) => [k, v.reads]))).toEqual({ 'redux vs sync': 2, 'redux vs 300G*': 3, 'x4100 maxcontig': 2 });
+      // Per named label one DEVICES Query (of the series labels under it) and one Query of it and of each series label; a prefix one DEVICES Query
+      // and one per label; iostat adds one BatchGet of run METAs (what both sides read is read once: x4100/c0t0d0 is among x4100's
+      // series, and its runs among x4100's). x4100 and fedora-ws have 5 series each.
+      expect(Object.fromEntries(Object.entries(before).map(([k, v]) => [k, v.reads]))).toEqual({
+        'redux vs sync': 4,
+        'redux vs 300G*': 4,
+        'x4100 maxcontig': 3,
+        'x4100 vs fedora-ws': 8 + 8,
+        'x4100 vs one of its disks': 8,
+      });
 
       // 20 unrelated devices: 10 diskperf labels and 10 iostat uploads of 4 series each.
       for (let i = 0; i < 10; i++) {
