@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeviceEntry, RunListing } from '../../shared/api.ts';
-import { compareSelections, diskperfObservation, type Comparison, type Observation } from '../../shared/compare.ts';
+import { compareObservations, diskperfObservation, formatRatio, type Comparison, type Observation } from '../../shared/compare.ts';
 import type { DiskperfRun } from '../../shared/model.ts';
 import { parseText } from '../../shared/parsers/index.ts';
 import { runCli } from '../../cli/program.ts';
@@ -16,10 +16,16 @@ import { captureOutput, closedPort, startFakeApi, type FakeApi } from './fake-ap
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
 
-async function diskperf(path: string): Promise<Observation> {
+async function diskperf(path: string, runId = path, scale = 1): Promise<Observation> {
   const run = (await parseText(readFileSync(join(FIXTURES, path), 'utf8'), path)).runs[0] as DiskperfRun;
-  return diskperfObservation(path, run.name, run.rows);
+  // A run of the same disk a little faster or slower (scale), printed to diskperf's 0.01 MB/s.
+  const rows = run.rows.map((r) => ({ req_size: r.req_size, values: Object.fromEntries(Object.entries(r.values).map(([m, v]) => [m, Math.round(v! * scale * 100) / 100])) }));
+  return diskperfObservation(runId, run.name, rows);
 }
+
+const REDUX = 'irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt';
+const SYNC = 'irix/irix-6.5-indy-scsi2sd-10M-sync.diskperf.txt';
+const HDD = 'irix/irix-6.5-indy-300G-10K.diskperf.txt';
 
 const DEVICES: DeviceEntry[] = [
   { label: 'scsi2sd_redux', format: 'diskperf', lastSeen: '2024-05-01T10:00:00.123Z' },
@@ -42,23 +48,44 @@ const RUNS: RunListing[] = [
 
 let api: FakeApi;
 let redux: Comparison;
+let runs4: Comparison;
+let hdd: Comparison;
 let same: Comparison;
+let disks: Comparison;
+let disksRead: Comparison;
+
+/** An iostat series of run `run` on one native device of a label. */
+const series = (label: string, run: number, native: string, values: Observation['values']): Observation => ({ runId: `${label}-${run}`, device: `${label}/${native}`, label, native, format: 'iostat', values, samples: 10 });
 
 beforeAll(async () => {
-  redux = compareSelections([await diskperf('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt')], [await diskperf('irix/irix-6.5-indy-scsi2sd-10M-sync.diskperf.txt')], {
-    labels: { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync' },
-    selectors: { a: 'device=scsi2sd_redux', b: 'device=scsi2sd_10M_Sync' },
-  });
-  const obs = (runId: string, iops: number, service: number): Observation => ({ runId, device: 'x4100/c0t0d0', format: 'iostat', values: { iops, service_ms: service }, samples: 10 });
-  same = compareSelections([obs('a1', 100, 5), obs('a2', 130, 4)], [obs('b1', 120, 4.5), obs('b2', 105, 4.2)], { labels: { a: 'tuned', b: 'stock' } });
+  const labels = { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync' };
+  redux = compareObservations([await diskperf(REDUX)], [await diskperf(SYNC)], { labels, selectors: { a: 'device=scsi2sd_redux', b: 'device=scsi2sd_10M_Sync' } });
+  // 4 runs a side: the same logs a few percent apart, as repeated runs of one disk are.
+  runs4 = compareObservations(
+    await Promise.all([1, 1.03, 0.97, 1.01].map((s, i) => diskperf(REDUX, `redux-${i}`, s))),
+    await Promise.all([1, 0.98, 1.04, 0.99].map((s, i) => diskperf(SYNC, `sync-${i}`, s))),
+    { labels },
+  );
+  hdd = compareObservations([await diskperf(REDUX)], [await diskperf(HDD)], { labels: { a: 'scsi2sd_redux', b: '300G_10K_SGI_Indy' } });
+  const obs = (runId: string, reads: number, service: number): Observation => ({ runId, device: 'x4100/c0t0d0', format: 'iostat', values: { read_iops: reads, service_ms: service }, samples: 10 });
+  same = compareObservations([obs('a1', 100, 5), obs('a2', 130, 4)], [obs('b1', 120, 4.5), obs('b2', 105, 4.2)], { labels: { a: 'tuned', b: 'stock' } });
+  // Three disks a side paired by name, sdc idle on both; 3 runs each.
+  const a: Observation[] = [];
+  const b: Observation[] = [];
+  for (const [run, j] of [0.97, 1, 1.03].entries()) {
+    a.push(series('tuned', run, 'sda', { read_iops: 200 * j, read_ms: 4 / j }), series('tuned', run, 'sdb', { read_iops: 210 * j, read_ms: 4.2 }), series('tuned', run, 'sdc', { read_iops: 0, read_ms: 0 }));
+    b.push(series('stock', run, 'sda', { read_iops: 100 / j, read_ms: 8 * j }), series('stock', run, 'sdb', { read_iops: 105, read_ms: 8.1 * j }), series('stock', run, 'sdc', { read_iops: 0, read_ms: 0 }));
+  }
+  disks = compareObservations(a, b, { labels: { a: 'tuned', b: 'stock' } });
+  disksRead = compareObservations(a, b, { labels: { a: 'tuned', b: 'stock' }, metric: 'read_ms' });
+  const canned: Record<string, Comparison> = { tuned: same, runs4, hdd, disks, 'disks-read': disksRead };
   api = await startFakeApi({
     'GET /devices': { body: { devices: DEVICES } },
     'GET /runs': (request) =>
       request.query['format'] === 'iostat' ? { body: { runs: [] } } : request.query['device'] === '[' ? { status: 400, body: { error: { code: 'BadRequest', message: 'device: "[" is not a valid glob' } } } : { body: { runs: RUNS } },
     'GET /compare': (request) => {
       if (request.query['a'] === 'nosuch') return { status: 404, body: { error: { code: 'NotFound', message: 'A (nosuch) matches no run' } } };
-      if (request.query['a'] === 'tuned') return { body: same };
-      return { body: redux };
+      return { body: canned[request.query['a']!] ?? redux };
     },
   });
 });
@@ -72,35 +99,127 @@ async function run(...args: string[]) {
 }
 
 describe('compare', () => {
-  it('prints a benchstat-like table for scsi2sd_redux vs scsi2sd_10M_Sync: 1.90 overall, per-metric geomeans, excluded points, the sentence last', async () => {
+  /** The table's lines: from the column header to the summary row. */
+  const tableOf = (out: string) => {
+    const lines = out.split('\n');
+    const from = lines.findIndex((l) => l.startsWith('metric '));
+    return lines.slice(from, lines.indexOf('', from));
+  };
+  const x = (r: number) => `${formatRatio(r)}x`;
+  const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  it('one run a side (scsi2sd_redux vs scsi2sd_10M_Sync): 1.90x, values as given, per-metric geomeans, no interval and why, the advice to run twice, the sentence last', async () => {
     const { code, out, err } = await run('compare', 'device=scsi2sd_redux', 'device=scsi2sd_10M_Sync', '--api', api.url);
     expect(err).toBe('');
     expect(code).toBe(0);
     expect(api.requests.at(-1)).toMatchObject({ method: 'GET', path: '/compare', query: { a: 'device=scsi2sd_redux', b: 'device=scsi2sd_10M_Sync', metric: 'all' } });
     const lines = out.split('\n');
-    expect(lines[0]).toBe('A: scsi2sd_redux (device=scsi2sd_redux): 1 run, diskperf');
-    expect(out).toMatch(/^metric\s+req_size\s+A MB\/s\s+B MB\/s\s+ratio$/m);
-    // One row per paired point, a geomean per metric, the summary row with its note.
-    expect(lines.filter((l) => /^(fwd|bwd|rnd)_(wt|rd)\s+\d+\s/.test(l))).toHaveLength(54);
-    expect(out).toMatch(/^fwd_wt\s+geomean\s+\d\.\d\d\s+9 points, /m);
-    const summary = lines.find((l) => /^all\s+geomean/.test(l))!;
-    expect(summary).toMatch(/\s1\.90\s+54 points, 1\.11x-4\.41x; no interval: it needs at least 2 runs on each side/);
-    expect(summary).not.toContain('~');
+    expect(lines.slice(0, 4)).toEqual([
+      'A: scsi2sd_redux (device=scsi2sd_redux): 1 run, diskperf',
+      'B: scsi2sd_10M_Sync (device=scsi2sd_10M_Sync): 1 run, diskperf',
+      'ratio: how many times better A is (A/B for throughput and IOPS, B/A for times)',
+      '       queue lengths and %util (wait_queue, active_queue, util_pct) are only shown when asked by name with --metric',
+    ]);
+    const table = tableOf(out);
+    // No interval: no interval column, no p, no `~`.
+    expect(table[0]).toBe('metric  req_size  A MB/s  B MB/s  ratio');
+    expect(table.join('\n')).not.toMatch(/[[~]/);
+    // One row per paired point, the values as the API gives them (5, not 5.00; 4.5, not 4.50).
+    expect(table.filter((l) => /^(fwd|bwd|rnd)_(wt|rd)\s+\d+\s/.test(l))).toHaveLength(54);
+    expect(table).toContain('fwd_wt    131072       5    4.48  1.12x');
+    expect(table).toContain('fwd_wt   1048576    5.73     4.5  1.27x');
+    expect(table).toContain(`fwd_wt   geomean                  1.53x  9 points, 1.12x-2.25x`);
+    expect(table.at(-1)).toBe(`all      geomean                  1.90x  54 points, 1.11x-4.41x; ${redux.ciNote}`);
+    expect(redux.ciNote).toMatch(/^no interval: it needs at least 2 runs on each side \(A has 1 run, B has 1 run\)/);
     expect(out).toContain('excluded (12 points):');
-    expect(out).toMatch(/^ {2}fwd_wt at \d+: missing on B \(A \d+\.\d\d MB\/s\)$/m);
+    expect(out).toContain('\n  fwd_wt at 2097152: missing on B (A 5.54 MB/s)\n');
+    expect(out).not.toContain('notes:');
+    expect(out).toContain(`\nruns needed: ${redux.advice!.note}\n`);
+    expect(redux.advice!.note).toMatch(/^run each device at least twice on each side/);
+    expect(out).toContain('\n  rnd_rd  MB/s, higher is better  scsi2sd_redux is 2.68x scsi2sd_10M_Sync\n');
     expect(lines.at(-1)).toBe('scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points, 1.11x-4.41x)');
     expect(lines.at(-1)).toBe(redux.sentence);
   });
 
-  it('marks an insignificant difference with ~ and shows the interval', async () => {
+  it('4 runs a side: every ratio with its interval, the geomeans with theirs, the summary naming what the interval is over, how many runs would resolve 5%', async () => {
+    const { code, out } = await run('compare', 'runs4', 'b', '--api', api.url);
+    expect(code).toBe(0);
+    expect(runs4.ci!.label).toBe('95% interval over 4 runs a side');
+    expect(runs4.significant).toBe(true);
+    const table = tableOf(out);
+    expect(table[0]).toMatch(/^metric {2}req_size {2}A MB\/s {2}B MB\/s {2}ratio \[95% interval\] +p$/);
+    expect(out).toContain('\n[low-high]: the ratio\'s 95% interval (each row on its own); p: Holm-corrected over the points\n');
+    // Each point: A and B as given (medians of 4 runs), the ratio and its interval, p; all significant, so no `~`.
+    const points = runs4.rows.filter((r) => r.ratio !== undefined);
+    expect(points).toHaveLength(54);
+    for (const p of points) {
+      const line = table.find((l) => l.startsWith(`${p.metric} `) && l.split(/\s+/)[1] === String(p.req_size))!;
+      expect(line.split(/\s+/).slice(2, 4)).toEqual([String(p.a), String(p.b)]);
+      expect(line).toContain(`${x(p.ratio!)} [${x(p.ci!.low)}-${x(p.ci!.high)}]`);
+      expect(p.significant).toBe(true);
+    }
+    expect(table).toContainEqual(expect.stringMatching(/^fwd_wt {6}4096 {3}2\.855 {3}1\.255  2\.27x \[2\.14x-2\.42x\] +<0\.001$/));
+    expect(table.join('\n')).not.toMatch(/[~±]/);
+    const m = runs4.byMetric.fwd_wt!;
+    expect(table.find((l) => /^fwd_wt\s+geomean/.test(l))).toMatch(new RegExp(`^fwd_wt {3}geomean {18}${esc(x(m.ratio))} \\[${esc(x(m.ci!.low))}-${esc(x(m.ci!.high))}\\] +<0\\.001  9 points, ${esc(x(m.min))}-${esc(x(m.max))}$`));
+    expect(table.at(-1)).toMatch(/^all {6}geomean {18}1\.92x \[1\.81x-2\.04x\] +54 points, 1\.12x-4\.45x; 95% interval over 4 runs a side$/);
+    expect(out).toContain('\nruns needed: from the spread seen, about 5 runs a side would tell a 5% difference apart (an interval of about ±5%)\n');
+    expect(out.split('\n').at(-1)).toBe('scsi2sd_redux is 1.92x scsi2sd_10M_Sync on all (54 points, 1.12x-4.45x): 1.92x [1.81x-2.04x], 95% interval over 4 runs a side');
+  });
+
+  it('marks a difference that is not significant with ~, per row, on the summary and in the sentence', async () => {
     expect(same.significant).toBe(false);
     const { code, out } = await run('compare', 'tuned', 'stock', '--metric', 'all', '--api', api.url);
     expect(code).toBe(0);
-    expect(out).toMatch(/^metric\s+A\s+B\s+unit\s+ratio$/m);
-    expect(out).toMatch(/^iops\s+\S+\s+\S+\s+ops\/s\s+\d\.\d\d$/m);
-    expect(out).toMatch(/^geomean\s+\d\.\d\d\s+~ not significant: 2 points, .*95% interval \d\.\d\dx-\d\.\d\dx$/m);
+    const table = tableOf(out);
+    expect(table[0]).toMatch(/^metric +A +B  unit +ratio \[95% interval\] +p$/);
+    for (const p of same.rows) {
+      expect(p.significant).toBe(false);
+      expect(table.find((l) => l.startsWith(`${p.metric} `))).toMatch(new RegExp(`^${p.metric}\\s+${esc(String(p.a))}\\s+${esc(String(p.b))}\\s+\\S+\\s+${esc(x(p.ratio!))} \\[${esc(x(p.ci!.low))}-${esc(x(p.ci!.high))}\\] ~\\s+${esc(String(p.p))}$`));
+    }
+    expect(table.at(-1)).toMatch(/^geomean\s+\d\.\d\dx \[\d\.\d\dx-\d\.\d\dx\] ~\s+2 points, \S+; 95% interval over 2 runs a side$/);
+    expect(out).toContain('~: not significant (p >= 0.05)');
     expect(out).not.toContain('excluded');
-    expect(out.split('\n').at(-1)).toMatch(/^~ no significant difference between tuned and stock/);
+    expect(out).toMatch(/^ {2}service_ms +ms, lower is better +\S+ is \d\.\d\dx \S+ \(~ not significant\)$/m);
+    expect(out.split('\n').at(-1)).toMatch(/^~ no significant difference between tuned and stock on all: \d\.\d\dx \[[\d.]+x-[\d.]+x\], 95% interval over 2 runs a side \(2 points\)$/);
+  });
+
+  it('a ratio under 1: the table keeps A/B (0.39x), the sentence and the directions name the faster side first; a point near 0 is footnoted', async () => {
+    const { code, out } = await run('compare', 'hdd', 'b', '--api', api.url);
+    expect(code).toBe(0);
+    expect(formatRatio(hdd.ratio)).toBe('0.39');
+    const table = tableOf(out);
+    expect(table.at(-1)).toMatch(/^all\s+geomean\s+0\.39x {2}65 points, 0\.02x-18\.0x; no interval/);
+    expect(out).toContain('\n  fwd_wt  MB/s, higher is better  300G_10K_SGI_Indy is 3.45x scsi2sd_redux\n');
+    // rnd_wt at 4096: 0.18 against 0.01 MB/s, the ratio is mostly rounding.
+    expect(hdd.rows.find((r) => r.metric === 'rnd_wt' && r.req_size === 4096)).toMatchObject({ a: 0.18, b: 0.01, nearResolution: true });
+    expect(table).toContain('rnd_wt      4096    0.18    0.01  18.0x  (a)');
+    expect(table.filter((l) => l.includes('(a)'))).toHaveLength(1);
+    expect(out).toContain('\n\n(a) a side is under 0.05 MB/s (5 printing steps of 0.01): the ratio is mostly rounding\n');
+    expect(out).toContain('\n  rnd_wt at 8192: zero on B (A 0.34, B 0 MB/s)\n');
+    expect(out).toContain(`\nnotes:\n  [1] ${hdd.warnings[0]}\n  [2] ${hdd.warnings[1]}\n`);
+    expect(out.split('\n').at(-1)).toBe('300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, 0.06x-50.1x)');
+  });
+
+  it('devices paired disk with disk: says so, and footnotes the idle disk left out of each point', async () => {
+    expect(disks.paired).toBe(true);
+    const { code, out } = await run('compare', 'disks', 'b', '--api', api.url);
+    expect(code).toBe(0);
+    expect(out).toContain('\ndevices paired disk with disk: each device of A with the device of the same name on B\n');
+    const table = tableOf(out);
+    const points = table.filter((l) => /^read_(iops|ms) /.test(l));
+    expect(points).toHaveLength(2);
+    for (const line of points) expect(line).toMatch(/ \(a\)$/);
+    expect(out).toContain('\n(a) sdc measured 0 on both sides: left out of this point\n');
+  });
+
+  it('--metric naming one metric: its direction said in full', async () => {
+    const { code, out } = await run('compare', 'disks-read', 'b', '--metric', 'read_ms', '--api', api.url);
+    expect(code).toBe(0);
+    expect(api.requests.at(-1)!.query['metric']).toBe('read_ms');
+    expect(out).toContain(`\ndirection: ${disksRead.byMetric.read_ms!.sentence}\n`);
+    expect(disksRead.byMetric.read_ms!.sentence).toMatch(/^read_ms \(average read latency; ms, lower is better\): tuned is \d\.\d\dx stock \(stock's ms over tuned's\)$/);
+    expect(out).not.toContain('directions');
   });
 
   it('--json prints the API Comparison unchanged', async () => {
@@ -120,7 +239,7 @@ describe('compare', () => {
     const before = api.requests.length;
     const { code, err } = await run('compare', 'a', 'b', '--metric', 'speed', '--api', api.url);
     expect(code).toBe(1);
-    expect(err).toMatch(/^error: --metric speed: expected a group \(write, read, seq, random, all\) or a metric/);
+    expect(err).toMatch(/^error: --metric speed: expected a group \(write, read, seq, random, all: throughput, IOPS and latency; queue lengths and %util only by name\) or a metric \(fwd_wt, /);
     expect(api.requests.length).toBe(before);
   });
 });

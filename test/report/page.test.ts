@@ -1,8 +1,11 @@
 /**
  * The report page in a real headless browser (Debian's chromium, driven by
  * playwright-core): served by the local lab, it loads, draws the chart for redux
- * vs 10M_Sync and shows 1.90; the self-contained file from `compare --html`
- * shows the same without a server. Screenshots go to a temp folder.
+ * vs 10M_Sync and shows 1.90 with why there is no interval; a comparison of 4
+ * runs a side shows its interval's label, `~`, the advice and the warnings; the
+ * self-contained file from `compare --html` shows a comparison without a server,
+ * the faster side named first, and its iostat bars drawn from 1x (down for
+ * 0.2x). Screenshots go to a temp folder.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -14,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../support/quiet.ts';
 import { startLab, type Lab } from '../../infra/local/lab.ts';
 import { reportHtml } from '../../report/build.ts';
-import type { Comparison } from '../../shared/compare.ts';
+import { compareObservations, type Comparison, type Observation } from '../../shared/compare.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // As the machine's probe runs it: no sandbox as root, and no background traffic to hosts it cannot reach.
@@ -37,8 +40,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Where the bar chart says it drew each bar (canvas pixels), and where 1x is. */
+interface DrawnBars {
+  one: number;
+  bars: { metric: string; top: number; bottom: number }[];
+}
+
+async function api(path: string): Promise<Comparison> {
+  return (await (await fetch(`${lab.endpoints.apiUrl}${path}`)).json()) as Comparison;
+}
+
 describe('the report page', () => {
-  it('served by the lab, it compares redux with 10M_Sync: 1.90, a log2 chart of ratios and the uploads list', async () => {
+  it('served by the lab, it compares redux with 10M_Sync: 1.90, why there is no interval, a log2 chart of ratios and the uploads list; then iostat bars, and 4 runs a side with their interval, ~ and warnings', async () => {
     const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -47,27 +60,75 @@ describe('the report page', () => {
     await page.goto(lab.endpoints.reportUrl);
     await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
     expect(await page.textContent('#ratio')).toBe('1.90x');
-    expect(await page.textContent('#sentence')).toMatch(/^scsi2sd_redux is 1\.90x scsi2sd_10M_Sync on all \(54 points/);
+    expect(await page.textContent('#sentence')).toBe('scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points, 1.11x-4.41x)');
+    // One run a side: the page says why there is no interval and what would give one.
+    expect(await page.textContent('#interval')).toBe('no interval: it needs at least 2 runs on each side (A has 1 run, B has 1 run); with one run nothing is known of run-to-run noise');
+    expect(await page.textContent('#advice')).toMatch(/^runs needed: run each device at least twice on each side/);
+    const redux = await api('/compare?a=scsi2sd_redux&b=scsi2sd_10M_Sync');
+    expect(await page.locator('#warnings li').allTextContents()).toEqual(redux.warnings);
+    expect(await page.isVisible('#warnings-title')).toBe(redux.warnings.length > 0);
+    // Per metric: 6 rows, each naming the better side; no interval, so no p or ~ columns.
+    expect(await page.locator('#metrics tr').count()).toBe(6);
+    expect(await page.locator('#metrics tr[data-metric="fwd_rd"] td').last().textContent()).toMatch(/^fwd_rd \(sequential forward read; MB\/s, higher is better\): scsi2sd_redux is 2\.56x scsi2sd_10M_Sync/);
+    expect(await page.isVisible('#metrics-table th:nth-child(4)')).toBe(false);
     // uPlot draws on canvases: one for the ratio chart, one for the absolute curves.
     expect(await page.locator('#ratio-chart canvas').count()).toBe(1);
     expect(await page.locator('#abs-chart canvas').count()).toBe(1);
     expect(await page.locator('#ratio-chart .u-legend').textContent()).toMatch(/fwd_wt.*summary 1\.90x/s);
+    expect(await page.locator('#points tr').count()).toBe(54);
     await page.locator('#uploads tr').nth(3).waitFor();
     expect(await page.locator('#uploads tr.ready').count()).toBe(4);
-    // Nothing leaves the machine: every request goes to the lab itself.
-    expect(requests.every((u) => u.startsWith(lab.endpoints.apiUrl))).toBe(true);
-    expect(errors).toEqual([]);
     const shot = join(dir, 'report.png');
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(20_000);
 
-    // Another comparison from the form: an iostat metric draws bars, with the 71.0x of c0t0d0.
+    // Another comparison from the form: an iostat metric draws a bar, up from 1x for the 71.0x of c0t0d0.
     await page.fill('#a', 'x4100/c0t0d0,context~tunefs -a 1 /opt');
     await page.fill('#b', 'x4100/c0t0d0,context~tunefs -a 32 /opt');
     await page.selectOption('#metric', 'write_iops');
     await page.click('button[type=submit]');
     await page.locator('#ratio', { hasText: '71.0x' }).waitFor();
     expect(await page.locator('#bar-chart canvas').count()).toBe(1);
+    const up = JSON.parse((await page.getAttribute('#bar-chart', 'data-bars'))!) as DrawnBars;
+    expect(up.bars).toHaveLength(1);
+    expect(up.bars[0]!.bottom).toBeCloseTo(up.one, 0);
+    expect(up.bars[0]!.top).toBeLessThan(up.one - 50);
+
+    // 4 runs of each disk: an interval over runs, nothing significant (~), advice and the warnings.
+    const query = { a: 'x4100/c0t0d0', b: 'x4100/c0t1d0', metric: 'all' };
+    const expected = await api(`/compare?${new URLSearchParams(query)}`);
+    expect(expected.ci?.label).toBe('95% interval over 4 runs a side');
+    expect(expected.significant).toBe(false);
+    await page.fill('#a', query.a);
+    await page.fill('#b', query.b);
+    await page.selectOption('#metric', query.metric);
+    await page.click('button[type=submit]');
+    await page.locator('#sentence', { hasText: 'x4100/c0t1d0 on all' }).waitFor();
+    expect(await page.textContent('#sentence')).toBe(expected.sentence);
+    expect(expected.sentence).toMatch(/^~ no significant difference between x4100\/c0t0d0 and x4100\/c0t1d0 on all: \d\.\d\dx \[[\d.]+x-[\d.]+x\], 95% interval over 4 runs a side \(3 points\)$/);
+    expect(await page.textContent('#interval')).toMatch(/^95% interval over 4 runs a side: A\/B \[[\d.]+x-[\d.]+x\], ~ not significant: it holds 1x \(bootstrap-t, df [\d.]+, 1000 resamples\)$/);
+    expect(await page.textContent('#advice')).toBe(`runs needed: ${expected.advice!.note}`);
+    expect(expected.advice!.note).toMatch(/^from the spread seen, about \d+ runs a side would tell a 5% difference apart/);
+    expect(await page.locator('#warnings li').allTextContents()).toEqual(expected.warnings);
+    expect(expected.warnings.some((w) => w.startsWith('A mixes 4 workloads'))).toBe(true);
+    expect(await page.isVisible('#warnings-title')).toBe(true);
+    // Every metric and point here is not significant: each row carries its ~, its interval and its p.
+    const metricRows = page.locator('#metrics tr');
+    expect(await metricRows.count()).toBe(Object.keys(expected.byMetric).length);
+    for (const row of await metricRows.all()) {
+      const cells = await row.locator('td').allTextContents();
+      expect(cells[4]).toBe('~');
+      expect(cells[2]).toMatch(/^\[[\d.]+x-[\d.]+x\]$/);
+      expect(cells[3]).toMatch(/^[\d.]+$/);
+    }
+    expect(await page.locator('#points tr.insignificant').count()).toBe(expected.rows.filter((r) => r.significant === false).length);
+    expect(await page.textContent('#points-title')).toMatch(/^points \(3; 3 not significant, marked ~\)$/);
+    expect(await page.getAttribute('#bar-chart', 'aria-label')).toMatch(/write_iops [\d.]+x \[[\d.]+x-[\d.]+x\] ~/);
+    await page.screenshot({ path: join(dir, 'report-runs.png'), fullPage: true });
+
+    // Nothing leaves the machine: every request goes to the lab itself.
+    expect(requests.every((u) => u.startsWith(lab.endpoints.apiUrl))).toBe(true);
+    expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
 
@@ -79,8 +140,8 @@ describe('the report page', () => {
     await page.close();
   }, 30_000);
 
-  it('compare --html writes one self-contained file that shows the comparison offline', async () => {
-    const comparison = (await (await fetch(`${lab.endpoints.apiUrl}/compare?a=scsi2sd_redux&b=300G_10K_SGI_Indy`)).json()) as Comparison;
+  it('compare --html writes one self-contained file that shows the comparison offline, the faster side named first', async () => {
+    const comparison = await api('/compare?a=scsi2sd_redux&b=300G_10K_SGI_Indy');
     const file = join(dir, 'offline.html');
     await writeFile(file, await reportHtml({ comparison }));
     const page = await browser.newPage();
@@ -88,10 +149,51 @@ describe('the report page', () => {
     page.on('request', (r) => requests.push(r.url()));
     await page.goto(pathToFileURL(file).href);
     await page.waitForSelector('body[data-state="compared"]');
+    // The figure is A/B; the sentence names the faster side first.
     expect(await page.textContent('#ratio')).toBe('0.39x');
+    expect(await page.textContent('#sentence')).toBe('300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, 0.06x-50.1x)');
+    expect(await page.locator('#warnings li').allTextContents()).toEqual(comparison.warnings);
+    expect(comparison.warnings).toContainEqual(expect.stringMatching(/^1 point\(s\) within 5 printing steps of 0 \(rnd_wt at 4096: A 0\.18, B 0\.01 MB\/s\)/));
+    // The point near 0 (0.18 against 0.01 MB/s) says its ratio is mostly rounding.
+    const near = page.locator('#points tr.near-resolution');
+    expect(await near.count()).toBe(1);
+    expect(await near.locator('td').allTextContents()).toEqual(['rnd_wt', '4096', '0.18', '0.01', '18.0x', '', '', '', 'a side is within 5 printing steps of 0: the ratio is mostly rounding']);
     expect(await page.isVisible('#controls')).toBe(false);
     expect(requests).toEqual([pathToFileURL(file).href]);
     await page.screenshot({ path: join(dir, 'offline.png') });
+    await page.close();
+  }, 30_000);
+
+  it('iostat bars start at 1x on a log axis: 0.2x goes down, 2x goes up, each with its value; ~ where not significant', async () => {
+    // 3 runs a side of one disk: reads 5 times slower on A, writes twice as fast, service times the same but for noise.
+    const series = (side: string, run: number, values: Observation['values']): Observation => ({ runId: `${side}-${run}`, device: `${side}/sda`, label: side, native: 'sda', format: 'iostat', values, samples: 12 });
+    const jitter = [0.98, 1, 1.02];
+    const a = jitter.map((j, r) => series('tuned', r, { read_iops: 20 * j, write_iops: 200 / j, service_ms: 5 * jitter[(r + 1) % 3]! }));
+    const b = jitter.map((j, r) => series('stock', r, { read_iops: 100 / j, write_iops: 100 * j, service_ms: 5 * jitter[(r + 2) % 3]! }));
+    const comparison = compareObservations(a, b, { labels: { a: 'tuned', b: 'stock' } });
+    expect(comparison.byMetric.read_iops).toMatchObject({ significant: true });
+    expect(comparison.byMetric.service_ms).toMatchObject({ significant: false });
+    const file = join(dir, 'bars.html');
+    await writeFile(file, await reportHtml({ comparison }));
+    const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-state="compared"]');
+    const drawn = JSON.parse((await page.getAttribute('#bar-chart', 'data-bars'))!) as DrawnBars;
+    const bar = (metric: string) => drawn.bars.find((d) => d.metric === metric)!;
+    // Canvas y grows downwards: a bar under 1x has its top at 1x, one over 1x its bottom.
+    expect(bar('read_iops').top).toBeCloseTo(drawn.one, 0);
+    expect(bar('read_iops').bottom).toBeGreaterThan(drawn.one + 40);
+    expect(bar('write_iops').bottom).toBeCloseTo(drawn.one, 0);
+    expect(bar('write_iops').top).toBeLessThan(drawn.one - 20);
+    // On a log axis 0.2x reaches further from 1x than 2x does (log 5 against log 2).
+    expect(bar('read_iops').bottom - drawn.one).toBeGreaterThan((drawn.one - bar('write_iops').top) * 2);
+    expect(await page.getAttribute('#bar-chart', 'aria-label')).toMatch(/^bars from 1x \(no difference\), up where tuned is better, down where stock is: read_iops 0\.20x \[[\d.]+x-[\d.]+x\], write_iops 2\.00x \[[\d.]+x-[\d.]+x\], service_ms [\d.]+x \[[\d.]+x-[\d.]+x\] ~$/);
+    expect(await page.locator('#metrics tr[data-metric="service_ms"] td').nth(4).textContent()).toBe('~');
+    expect(await page.locator('#metrics tr[data-metric="read_iops"] td').nth(4).textContent()).toBe('');
+    expect(await page.textContent('#interval')).toMatch(/^95% interval over 3 runs a side: A\/B \[/);
+    expect(await page.textContent('#paired')).toBe('devices paired disk with disk: each device of A with the device of the same name on B');
+    expect(await page.textContent('#sentence')).toBe(comparison.sentence);
+    await page.screenshot({ path: join(dir, 'bars.png') });
     await page.close();
   }, 30_000);
 });
