@@ -22,6 +22,7 @@ import { reportHtml } from '../../report/build.ts';
 import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client, type ClientOptions } from '../../shared/aws.ts';
 import { LAB_DEFAULTS, MB } from '../../shared/config.ts';
+import { indexIostatRunsByLabel } from '../../shared/store/migrations.ts';
 import { createTableInput } from '../../shared/table.ts';
 // Before dynalite serves a request: its LevelDB iterators must close (see the file).
 import './dynalite-iterators.ts';
@@ -132,6 +133,8 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   const s3 = createS3Client(clients);
   const db = createDocumentClient(clients);
   await createTable(dynamodbEndpoint);
+  const upgraded = await indexIostatRunsByLabel({ db, tableName: LAB_TABLE });
+  if (upgraded > 0) log(`indexed ${upgraded} iostat run(s) stored by an earlier version under their upload's label`);
   const maxUploadBytes = options.maxUploadBytes ?? LAB_DEFAULTS.maxUploadMB * MB;
   setIngestDeps({ s3, db, tableName: LAB_TABLE, maxUploadBytes });
 

@@ -14,7 +14,8 @@
  *                                                     last change; dropped with its last run
  *
  * Indexes: byDevice (gsi1pk DEVICE#<label>, gsi1sk <time>#<runId>) holds diskperf
- * run META items and iostat SERIES items; byStatus (gsi2pk STATUS#<status>,
+ * run META items, iostat run META items (under their upload's label) and iostat
+ * SERIES items (under `<label>/<native>`); byStatus (gsi2pk STATUS#<status>,
  * gsi2sk <updatedAt>#<object>) holds upload records; byTag (gsi3pk
  * TAG#<key>=<value>, gsi3sk <time>#<runId>) holds the TAG items of runs.
  */

@@ -3,10 +3,12 @@
  * only, never a Scan; every read is bounded by what the request names.
  *
  * - Devices: the DEVICES partition (one Query, paged).
- * - Runs by device: the byDevice index holds diskperf run META items (written
- *   last, so always complete) and iostat SERIES items (written before their
- *   run's META): a series counts only when its run's META exists, checked with
- *   one BatchGet of the distinct runs. Half-written runs are never visible.
+ * - Runs by device: the byDevice index holds run META items (written last, so
+ *   always complete: diskperf runs under their label, iostat runs under their
+ *   upload's label, with their series' summaries) and iostat SERIES items under
+ *   `<label>/<native>` (written before their run's META): a series counts only
+ *   when its run's META exists, checked with one BatchGet of the distinct runs.
+ *   Half-written runs are never visible.
  * - A selector (shared/selectors.ts) is resolved from its plan: one run, one
  *   exact device label (with the iostat series filed under it), the runs
  *   carrying a tag (byTag), the labels with a literal prefix, or all labels,
@@ -19,9 +21,11 @@
  * sides read is read once):
  *   run=ID            1 BatchGet of its META (+ SERIES pages for an iostat run
  *                     of more than MAX_SERIES_IN_META series)
- *   device=LABEL      the DEVICES pages under LABEL/ (its series labels: one
- *                     page holds thousands) + the byDevice pages of LABEL (read
- *                     while those are listed) and of each series label
+ *   device=LABEL      the byDevice pages of LABEL, which hold its runs (iostat
+ *                     ones with their series); when they hold none (a series
+ *                     label, or iostat runs stored before their METAs were
+ *                     indexed) also the DEVICES pages under LABEL/ and the
+ *                     byDevice pages of each series label listed there
  *   tag.K=V (no run=  the byTag pages of that tag + ceil(runs whose entry passes
  *   or exact device)  the other terms / 100) BatchGets of their METAs
  *   device=PRE*       the DEVICES pages under that prefix + the byDevice pages of
@@ -48,7 +52,7 @@ import type { Format } from '../model.ts';
 import { globMatches, matches, planSelector, termMatches, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK, seriesSk, tagKey } from './keys.ts';
-import { runRecord, unpackRows, UPLOAD_STATUSES, type DeviceItem, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
+import { runRecord, unpackRows, unpackSeriesMeans, type SeriesMeans, UPLOAD_STATUSES, type DeviceItem, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
 
 export interface ReadStore {
   db: DynamoDBDocumentClient;
@@ -90,15 +94,16 @@ type StoredSetup = { meta?: DiskperfSetupSource };
  * parsing smaller. One projection whatever the terms: a label both sides read
  * is read once.
  */
-const CANDIDATE_ATTRIBUTES = ['type', 'runId', 'label', 'device', 'native', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'summary', ...SETUP_ATTRIBUTES] as const;
+const CANDIDATE_ATTRIBUTES = ['type', 'format', 'runId', 'label', 'device', 'native', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'seriesMeans', 'seriesCount', 'reports', 'summary', ...SETUP_ATTRIBUTES];
 type DiskperfCandidate = Pick<DiskperfRunItem, 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'> & StoredSetup;
-type CandidateItem = (DiskperfCandidate & Pick<DiskperfRunItem, 'type'>) | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'native' | 'host' | 'tags' | 'summary'>;
+type IostatRunCandidate = Pick<IostatRunItem, 'type' | 'format' | 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'seriesMeans' | 'seriesCount' | 'reports'>;
+type CandidateItem = (DiskperfCandidate & Pick<DiskperfRunItem, 'type' | 'format'>) | IostatRunCandidate | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'native' | 'host' | 'tags' | 'summary'>;
 
 /** What a selector reads of a run's META found by id or tag: matching, the observation, and an iostat run's series. */
-const RUN_CANDIDATE_ATTRIBUTES = ['runId', 'format', 'label', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'series', 'seriesCount', 'reports', ...SETUP_ATTRIBUTES] as const;
+const RUN_CANDIDATE_ATTRIBUTES = ['runId', 'format', 'label', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'seriesMeans', 'seriesCount', 'reports', ...SETUP_ATTRIBUTES] as const;
 type RunCandidate =
   | (DiskperfCandidate & Pick<DiskperfRunItem, 'format'>)
-  | Pick<IostatRunItem, 'runId' | 'format' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'series' | 'seriesCount' | 'reports'>;
+  | Pick<IostatRunItem, 'runId' | 'format' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'seriesMeans' | 'seriesCount' | 'reports'>;
 
 /** What a selector reads of a byTag entry: what it can check before the run is read. */
 const TAG_ENTRY_ATTRIBUTES = ['runId', 'format', 'label', 'host', 'tags'] as const;
@@ -572,7 +577,7 @@ function diskperfFound(run: DiskperfCandidate): Found {
   };
 }
 
-function seriesFound(series: Pick<StoredSeries, 'device' | 'native' | 'summary'>, head: Pick<RunHead, 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'reports'>): Found {
+function seriesFound(series: SeriesMeans, head: Pick<RunHead, 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'reports'>): Found {
   return {
     candidate: { device: series.device, runId: head.runId, ...(head.host !== undefined ? { host: head.host } : {}), format: 'iostat', tags: head.tags ?? {}, context: head.context ?? [] },
     label: head.label,
@@ -589,9 +594,9 @@ async function runCandidates(session: ReadSession, runId: string): Promise<Found
 /** A diskperf run, or each series of an iostat run (from its META, or its SERIES items when the META has too many to hold). */
 async function candidatesOfRun(session: ReadSession, run: RunCandidate): Promise<Found[]> {
   if (run.format === 'diskperf') return [diskperfFound(run)];
-  const series: Pick<StoredSeries, 'device' | 'native' | 'summary'>[] =
-    run.series ??
-    (await seriesItems(session.store, run.runId, MAX_CANDIDATES + 1));
+  // The packed means in the META; a run of many series (or one stored before they were packed) has them in its SERIES items.
+  const series: SeriesMeans[] =
+    run.seriesMeans !== undefined ? unpackSeriesMeans(run.seriesMeans, run.label) : await seriesItems(session.store, run.runId, MAX_CANDIDATES + 1);
   if (series.length > MAX_CANDIDATES) throw new ReadLimitError(`run ${run.runId} has more than ${MAX_CANDIDATES} series; add a device term`);
   return series.map((s) => seriesFound(s, run));
 }
@@ -627,23 +632,31 @@ async function tagCandidates(session: ReadSession, selector: Selector, tag: stri
 async function deviceCandidates(session: ReadSession, selector: Selector, plan: LabelPlan): Promise<Found[]> {
   const globs = selector.terms.flatMap((t) => (t.kind === 'device' ? [t.glob] : []));
   const what = `"${selector.text}"`;
-  const labels = plan.by === 'device' ? await labelAndSeries(session, plan.exact, globs, what) : await labelsOf(session, plan, globs, what);
+  // An exact label whose own entries hold its runs (diskperf METAs, and iostat METAs filed under
+  // their upload's label) needs nothing else: one Query. Otherwise (a series label, or iostat runs
+  // stored before their METAs were indexed) its series labels are listed and read too.
+  const own = plan.by === 'device' && globs.every((g) => mayName(g, plan.exact)) ? await session.indexed(plan.exact) : [];
+  const labels = plan.by !== 'device' ? await labelsOf(session, plan, globs, what) : own.some((i) => i.type === 'run') ? [plan.exact] : await labelAndSeries(session, plan.exact, globs, what);
   let total = 0;
   const perLabel = await mapLimit(labels, CONCURRENCY, async (label) => {
     const items = await session.indexed(label);
     total += items.length;
     if (total > MAX_CANDIDATES) throw new ReadLimitError(`${what} reaches more than ${MAX_CANDIDATES} runs and series; narrow it (device, run=ID)`);
-    return items;
+    return items.map((item) => ({ item, label }));
   });
-  const items = perLabel.flat();
 
   // Terms other than context~ are checked before the runs' METAs are read, so only survivors cost a read.
   const early: Selector = { text: selector.text, terms: selector.terms.filter((t: Term) => t.kind !== 'context') };
   const found: Found[] = [];
   const series: Extract<CandidateItem, { type: 'series' }>[] = [];
-  for (const item of items) {
-    if (item.type === 'run') found.push(diskperfFound(item));
-    else if (selects(early, { device: item.device, runId: item.runId, ...(item.host !== undefined ? { host: item.host } : {}), format: 'iostat', tags: item.tags ?? {}, context: [] }, labelOfSeries(item))) series.push(item);
+  const iostatRuns: IostatRunCandidate[] = [];
+  for (const { item, label } of perLabel.flat()) {
+    if (item.type === 'series') {
+      if (selects(early, { device: item.device, runId: item.runId, ...(item.host !== undefined ? { host: item.host } : {}), format: 'iostat', tags: item.tags ?? {}, context: [] }, labelOfSeries(item))) series.push(item);
+    } else if (item.format !== 'iostat') found.push(diskperfFound(item));
+    // An iostat run under its upload's label: its series, when that label was named exactly (a
+    // pattern reaches them through their own labels, listed beside it).
+    else if (plan.by === 'device' && label === plan.exact) iostatRuns.push(item);
   }
   const heads = await session.runHeads(series.map((s) => s.runId));
   for (const s of series) {
@@ -651,5 +664,6 @@ async function deviceCandidates(session: ReadSession, selector: Selector, plan: 
     // No META: the run is half-written (or half-deleted) and must not count.
     if (head) found.push(seriesFound(s, { ...head, tags: s.tags ?? head.tags }));
   }
-  return found;
+  const fromRuns = await mapLimit(iostatRuns, CONCURRENCY, (run) => candidatesOfRun(session, run));
+  return [...found, ...fromRuns.flat()];
 }

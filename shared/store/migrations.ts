@@ -1,0 +1,54 @@
+/**
+ * Bringing a table written by an earlier version up to the current item shapes.
+ * The local lab runs these when it starts on an existing data folder; each is
+ * idempotent and touches only items that lack what it adds.
+ */
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { devicePk, deviceSk, RUN_META_SK } from './keys.ts';
+import type { Store } from './objects.ts';
+import { packSeriesMeans, type StoredSeries } from './records.ts';
+
+/**
+ * iostat run METAs indexed under their upload's label (IostatRunItem.gsi1pk)
+ * with their series' means packed (seriesMeans), which runs stored before
+ * lack: without them a selector naming the label finds them only through
+ * their series labels, one more read per run. Returns how many were updated.
+ */
+export async function indexIostatRunsByLabel(store: Store): Promise<number> {
+  let indexed = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(
+      new ScanCommand({
+        TableName: store.tableName,
+        FilterExpression: 'sk = :meta AND #format = :iostat AND (attribute_not_exists(gsi1pk) OR (attribute_exists(#series) AND attribute_not_exists(seriesMeans)))',
+        ExpressionAttributeNames: { '#format': 'format', '#label': 'label', '#time': 'time', '#series': 'series' },
+        ExpressionAttributeValues: { ':meta': RUN_META_SK, ':iostat': 'iostat' },
+        ProjectionExpression: 'pk, sk, runId, #label, #time, #series',
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const series = item['series'] as StoredSeries[] | undefined;
+      await store.db.send(
+        new UpdateCommand({
+          TableName: store.tableName,
+          Key: { pk: item['pk'], sk: item['sk'] },
+          UpdateExpression: `SET gsi1pk = :pk, gsi1sk = :sk${series ? ', seriesMeans = :means' : ''}`,
+          // A run deleted meanwhile stays deleted.
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: {
+            ':pk': devicePk(item['label'] as string),
+            ':sk': deviceSk(item['time'] as string, item['runId'] as string),
+            ...(series ? { ':means': packSeriesMeans(series) } : {}),
+          },
+        }),
+      ).catch((error: unknown) => {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      });
+      indexed++;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return indexed;
+}

@@ -1,0 +1,61 @@
+/**
+ * Tables written by an earlier version: iostat run METAs stored before they were
+ * indexed under their upload's label are found through their series labels
+ * until the lab's start indexes them, after which the label reads them all.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng } from '../../shared/comparison/statistics.ts';
+import type { IostatRun } from '../../shared/model.ts';
+import { parseText } from '../../shared/parsers/index.ts';
+import { BatchWriter } from '../../shared/store/batch.ts';
+import { runId } from '../../shared/store/keys.ts';
+import { indexIostatRunsByLabel } from '../../shared/store/migrations.ts';
+import { ReadSession, resolveSelector } from '../../shared/store/read.ts';
+import { deviceItem, iostatRunItem } from '../../shared/store/records.ts';
+import { parseSelector } from '../../shared/selectors.ts';
+import { startEmulators, type Emulators } from '../support/emulators.ts';
+import { iostatSession, THREE_DISKS } from '../support/ground-truth.ts';
+
+let env: Emulators;
+beforeAll(async () => {
+  env = await startEmulators({ tableName: 'benchdrop-migrations', bucket: 'benchdrop-migrations' });
+});
+afterAll(async () => env?.stop());
+
+async function store(label: string, n: number, old: boolean): Promise<void> {
+  const run = (await parseText(iostatSession({ disks: THREE_DISKS, k: 1, noise: 0.03, random: prng(n) }), `${label}/${n}.txt`)).runs[0] as IostatRun;
+  const key = `${label}/${n}.txt`;
+  const items = iostatRunItem(run, { runId: runId('b', key, 'v1', 0), label, tags: {}, source: { bucket: 'b', key, version: 'v1' }, ingestedAt: `2024-01-0${n}T00:00:00Z` }, () => 1);
+  const writer = new BatchWriter(env.db, env.tableName);
+  for (const s of items.series) writer.put(s);
+  // What an earlier version wrote: the META not indexed by label.
+  const { gsi1pk: _pk, gsi1sk: _sk, seriesMeans: _means, ...unindexed } = items.run;
+  writer.put(old ? unindexed : items.run);
+  for (const disk of THREE_DISKS) writer.put(deviceItem(`${label}/${disk.name}`, 'iostat', '2024-01-01T00:00:00.000Z', 'v1'));
+  await writer.flush();
+}
+
+const runsOf = async (text: string) => {
+  const s = { db: env.db, tableName: env.tableName };
+  const observations = await resolveSelector(s, parseSelector(text), new ReadSession(s));
+  return new Set(observations.map((o) => o.runId)).size;
+};
+
+describe('indexIostatRunsByLabel', () => {
+  it('finds old runs through their series labels, indexes them once, and then the label reads old and new alike', async () => {
+    await store('old-lab', 1, true);
+    await store('old-lab', 2, true);
+    expect(await runsOf('old-lab')).toBe(2);
+    // A new upload under the same label: its indexed META hides the old runs from the label's one Query.
+    await store('old-lab', 3, false);
+    expect(await runsOf('old-lab')).toBe(1);
+    expect(await runsOf('old-lab/sda')).toBe(3);
+    expect(await indexIostatRunsByLabel({ db: env.db, tableName: env.tableName })).toBe(2);
+    expect(await runsOf('old-lab')).toBe(3);
+    const s = { db: env.db, tableName: env.tableName };
+    const upgraded = await resolveSelector(s, parseSelector('old-lab'), new ReadSession(s));
+    expect(upgraded.map((o) => o.device).sort()).toEqual(['old-lab/sda', 'old-lab/sda', 'old-lab/sda', 'old-lab/sdb', 'old-lab/sdb', 'old-lab/sdb', 'old-lab/sdc', 'old-lab/sdc', 'old-lab/sdc']);
+    expect(upgraded.every((o) => typeof o.values.write_iops === 'number' && o.samples! > 0)).toBe(true);
+    expect(await indexIostatRunsByLabel({ db: env.db, tableName: env.tableName })).toBe(0);
+  });
+});
