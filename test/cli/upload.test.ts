@@ -83,7 +83,8 @@ describe('upload to the bucket', () => {
   it('sends a file above the 8 MiB part size as a multipart upload, stored byte for byte (no aws-chunked framing)', async () => {
     const big = Buffer.alloc(9 * 1024 * 1024, 'sda 1.0 2.0 3.0\n');
     const path = file('big/iostat.txt', big);
-    const progress = Object.assign(new PassThrough(), { isTTY: true });
+    // A terminal 120 columns wide: without a width the bar falls back to the parent's, and cuts its last line at 80.
+    const progress = Object.assign(new PassThrough(), { isTTY: true, columns: 120 });
     let drawn = '';
     progress.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
     // The same client the command would make, with a note of each command it sends.
