@@ -213,6 +213,8 @@ async function parseAndStore(object: ObjectRef, deps: IngestDeps, seenRuns: Set<
       chunks.delete(`${run.index}\u0000${series.device}`);
     }
     const items = iostatRunItem(run, ctx, (native) => counts.get(native) ?? 0);
+    // The upload's label is listed too: its runs are indexed under it, and its stamp covers every series.
+    labels.add(label);
     for (const s of items.series) labels.add(s.device);
     // A reader that finds a series through the index checks that its run's META exists.
     indexItems.push(...items.series, ...runTagItems(items.run));

@@ -2,13 +2,12 @@
  * Comparison answers kept between requests of one API instance, found two ways:
  *
  * - By the labels' change stamps, when each side is one exact device label
- *   (`a=scsi2sd_redux`, `b=x4100/c0t0d0,context~tunefs`, `b=x4100`): a side
- *   reads that label and every label listed under it (`x4100/c0t0d0` ...: the
- *   series of its iostat uploads), and the strongly consistent DEVICES items of
- *   them all (labelStamps: one BatchGet, and one Query per label) say whether
- *   any of their runs changed, or a label came or went, without reading the
- *   runs. Writers change a label's stamp after every change to its runs
- *   (shared/store/records.ts DeviceItem). Such an answer is kept only when every
+ *   (`a=scsi2sd_redux`, `b=x4100/c0t0d0,context~tunefs`, `b=x4100`): one
+ *   strongly consistent BatchGet of the two DEVICES items (labelStamps) says
+ *   whether either label's runs changed, without reading them. Writers change a
+ *   label's stamp after every change to its runs (shared/store/records.ts
+ *   DeviceItem); an iostat upload's label is stamped with its series' labels,
+ *   so `x4100` covers every disk of it. Such an answer is kept only when every
  *   stamp is older than SETTLE_MS (a DynamoDB index can lag its table for a
  *   moment after a write: an answer computed in that moment could miss a run the
  *   stamp already counts), and for at most MAX_AGE_MS (a writer that died
@@ -95,12 +94,11 @@ export async function stampedKey(store: ReadStore, selectors: readonly [Selector
     if (plan.by !== 'device') return undefined;
     labels.push(plan.exact);
   }
-  const stamps = await labelStamps(store, labels);
-  const sides = labels.map((label) => (stamps.get(label) ?? []).map((item) => [item.sk, item.changed] as const));
-  const values = sides.flat().map(([, stamp]) => stamp);
-  if (sides.some((side) => side.length === 0) || values.some((stamp) => stamp === undefined)) return undefined;
+  const stamps = await labelStamps(store, [...new Set(labels)]);
+  const values = labels.map((label) => stamps.get(label));
+  if (values.some((stamp) => stamp === undefined)) return undefined;
   const settled = values.every((stamp) => now - stampTime(stamp!) >= SETTLE_MS);
-  return { key: JSON.stringify(['stamps', metric, selectors[0].text, selectors[1].text, ...sides]), settled };
+  return { key: JSON.stringify(['stamps', metric, selectors[0].text, selectors[1].text, ...values]), settled };
 }
 
 /**

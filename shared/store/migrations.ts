@@ -3,16 +3,17 @@
  * The local lab runs these when it starts on an existing data folder; each is
  * idempotent and touches only items that lack what it adds.
  */
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { devicePk, deviceSk, RUN_META_SK } from './keys.ts';
 import type { Store } from './objects.ts';
-import { packSeriesMeans, type StoredSeries } from './records.ts';
+import { deviceItem, packSeriesMeans, type StoredSeries } from './records.ts';
 
 /**
  * iostat run METAs indexed under their upload's label (IostatRunItem.gsi1pk)
- * with their series' means packed (seriesMeans), which runs stored before
- * lack: without them a selector naming the label finds them only through
- * their series labels, one more read per run. Returns how many were updated.
+ * with their series' means packed (seriesMeans), and that label listed in
+ * DEVICES (its stamp keeps answers), which runs stored before lack: without
+ * them a selector naming the label finds them only through their series
+ * labels, one more read per run. Returns how many runs were updated.
  */
 export async function indexIostatRunsByLabel(store: Store): Promise<number> {
   let indexed = 0;
@@ -43,12 +44,16 @@ export async function indexIostatRunsByLabel(store: Store): Promise<number> {
             ...(series ? { ':means': packSeriesMeans(series) } : {}),
           },
         }),
-      ).catch((error: unknown) => {
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      });
+      ).catch(ignoreConditionFailure);
+      const label = deviceItem(item['label'] as string, 'iostat', item['time'] as string, item['runId'] as string);
+      await store.db.send(new PutCommand({ TableName: store.tableName, Item: label, ConditionExpression: 'attribute_not_exists(pk)' })).catch(ignoreConditionFailure);
       indexed++;
     }
     start = page.LastEvaluatedKey;
   } while (start);
   return indexed;
+}
+
+function ignoreConditionFailure(error: unknown): void {
+  if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
 }

@@ -77,8 +77,8 @@ export class ReadLimitError extends Error {
   override readonly name = 'ReadLimitError';
 }
 
-/** What a byDevice entry is: a diskperf run (its META) or an iostat series. */
-type IndexedItem = DiskperfRunItem | SeriesItem;
+/** What a byDevice entry is: a run's META (diskperf, or iostat under its upload's label) or an iostat series. */
+type IndexedItem = DiskperfRunItem | IostatRunItem | SeriesItem;
 
 /**
  * What a diskperf observation reads of its run's header: how it ran (the
@@ -305,35 +305,16 @@ export async function listDevices(store: ReadStore): Promise<DeviceEntry[]> {
   return items.map((i) => ({ label: i.label ?? i.sk, format: i.format ?? 'unknown', lastSeen: i.lastSeen ?? '' }));
 }
 
-/** A listed label and its change stamp (absent on an item written before stamps were). */
-type Stamp = Pick<DeviceItem, 'sk'> & Partial<Pick<DeviceItem, 'changed'>>;
-
 /**
- * The change stamps (DeviceItem.changed) of what exact device labels read: each
- * label and the labels listed under `label/` (its iostat series), read strongly
- * consistent at once: one BatchGet per 100 labels (a read unit each) and one
- * Query per label of those under it. Per label, the labels listed and their
- * stamps, in label order; a label that is not listed (no complete run, or an
- * upload that died before listing it) has none. Undefined for a label with more
- * than MAX_LABELS under it: no selector reads them all.
+ * The change stamps of these device labels (DeviceItem.changed), read strongly
+ * consistent: one BatchGet per 100 labels, one read unit per label. A label that
+ * is not listed (no complete run, or an upload that died before listing it, or
+ * iostat runs stored before their upload's label was listed) has none.
  */
-export async function labelStamps(store: ReadStore, labels: readonly string[]): Promise<Map<string, Stamp[] | undefined>> {
-  const distinct = [...new Set(labels)];
-  const [own, under] = await Promise.all([
-    batchGetItems<Stamp>(store, distinct.map((label) => ({ pk: DEVICES_PK, sk: label })), ['sk', 'changed'], { consistent: true }),
-    Promise.all(distinct.map((label) => stampsUnder(store, label))),
-  ]);
-  const listed = new Map(own.map((item) => [item.sk, item]));
-  return new Map(distinct.map((label, i) => [label, under[i]!.length > MAX_LABELS ? undefined : [...(listed.has(label) ? [listed.get(label)!] : []), ...under[i]!]]));
-}
-
-/** The labels listed under `label/` and their stamps, strongly consistent; at most MAX_LABELS + 1. */
-function stampsUnder(store: ReadStore, label: string): Promise<Stamp[]> {
-  return queryItems<Stamp>(
-    store,
-    { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :under)', ExpressionAttributeValues: { ':pk': DEVICES_PK, ':under': `${label}/` }, ...projection(['sk', 'changed']), ConsistentRead: true },
-    MAX_LABELS + 1,
-  );
+export async function labelStamps(store: ReadStore, labels: readonly string[]): Promise<Map<string, string | undefined>> {
+  const items = await batchGetItems<Pick<DeviceItem, 'sk' | 'changed'>>(store, labels.map((label) => ({ pk: DEVICES_PK, sk: label })), ['sk', 'changed'], { consistent: true });
+  const found = new Map(items.map((item) => [item.sk, item.changed]));
+  return new Map(labels.map((label) => [label, found.get(label)]));
 }
 
 /** Where a device pattern's labels are: itself, under its literal prefix, or anywhere. */
@@ -427,7 +408,9 @@ export async function listRuns(store: ReadStore, options: ListRunsOptions): Prom
   const read = new Map<string, { items: IndexedItem[]; next?: Record<string, unknown> }>();
   /** Runs whose series showed up without a META. */
   const incomplete = new Set<string>();
-  const usable = (item: IndexedItem) => item.type === 'run' || !incomplete.has(item.runId);
+  // A listing has an entry per diskperf run and per iostat series (what a selector matches); an iostat
+  // run's META under its upload's label is not one more.
+  const usable = (item: IndexedItem) => (item.type === 'run' ? item.format === 'diskperf' : !incomplete.has(item.runId));
   let toRead: { label: string; start?: Record<string, unknown> }[] = labels.map((label) => ({ label }));
   let top: IndexedItem[] = [];
   while (toRead.length > 0) {
@@ -462,7 +445,8 @@ export async function listRuns(store: ReadStore, options: ListRunsOptions): Prom
 }
 
 /** Index entries newest first (then by device): the order of GET /runs. */
-const newestFirst = (x: IndexedItem, y: IndexedItem) => (x.gsi1sk < y.gsi1sk ? 1 : x.gsi1sk > y.gsi1sk ? -1 : 0) || deviceOf(x).localeCompare(deviceOf(y));
+const newestFirst = (x: IndexedItem, y: IndexedItem) => compareText(y.gsi1sk ?? '', x.gsi1sk ?? '') || deviceOf(x).localeCompare(deviceOf(y));
+const compareText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 /** What a listing reads of an index entry (#l3 is format, used by the filter). */
 const LISTING_ATTRIBUTES = ['type', 'runId', 'label', 'format', 'device', 'name', 'host', 'tags', 'context', 'source', 'time', 'gsi1sk'] as const;
