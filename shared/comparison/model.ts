@@ -39,9 +39,19 @@ export type Over = 'runs' | 'devices';
 export const LEVEL = 0.95;
 /**
  * Resamples per side. Only their spread is used (a standard error, not tail
- * percentiles), which 500 resamples pin down to about 3%.
+ * percentiles), which 500 pin down to about 3% and 200 to about 5%: large
+ * tables (many points times many runs) get fewer, down to 200, so that a
+ * comparison's CPU stays bounded.
  */
-export const ITERATIONS = 500;
+export const ITERATIONS = { most: 500, least: 200, work: 600_000 } as const;
+
+/** Resamples for these sides: ITERATIONS.work medians' worth of walking over runs, within most and least. */
+function iterationsFor(sides: readonly Side[], points: readonly PointPlan[]): number {
+  let work = 0;
+  for (const side of sides) for (const unit of side.units) work += unit.runs.length;
+  work *= points.filter((p) => p.ratio !== undefined).length;
+  return Math.max(ITERATIONS.least, Math.min(ITERATIONS.most, Math.floor(ITERATIONS.work / Math.max(1, work))));
+}
 /** The smallest difference the run-count advice sizes for. */
 export const RESOLVE = 1.05;
 
@@ -151,18 +161,27 @@ export function columnsOf(sides: readonly (readonly Observation[])[], metrics: r
 }
 
 function layout(units: Unit[], columns: readonly Column[]): Side {
-  const index = new Map(columns.map((c, j) => [`${c.metric}\u0000${c.req_size ?? ''}`, j]));
+  // metric -> its column (iostat), or its columns by request size (diskperf).
+  const index = new Map<Metric, number | Map<number, number>>();
+  columns.forEach((c, j) => {
+    if (c.req_size === undefined) index.set(c.metric, j);
+    else {
+      const sizes = index.get(c.metric);
+      if (sizes instanceof Map) sizes.set(c.req_size, j);
+      else index.set(c.metric, new Map([[c.req_size, j]]));
+    }
+  });
   const values = units.map((unit) => {
     const table = new Float64Array(unit.runs.length * columns.length).fill(NaN);
     unit.runs.forEach((o, r) => {
       for (const [metric, v] of Object.entries(o.values) as [Metric, number | ReadonlyMap<number, number> | null][]) {
         if (v === null || v === undefined) continue;
+        const at = index.get(metric);
         if (typeof v === 'number') {
-          const j = index.get(`${metric}\u0000`);
-          if (j !== undefined && Number.isFinite(v)) table[r * columns.length + j] = v;
-        } else
+          if (typeof at === 'number' && Number.isFinite(v)) table[r * columns.length + at] = v;
+        } else if (at instanceof Map)
           for (const [size, value] of v) {
-            const j = index.get(`${metric}\u0000${size}`);
+            const j = at.get(size);
             if (j !== undefined && Number.isFinite(value)) table[r * columns.length + j] = value;
           }
       }
@@ -416,7 +435,7 @@ export function runModel(a: readonly Observation[], b: readonly Observation[], m
   const nB = replicates(B, over, points, 'b');
   if (nA < 2 || nB < 2) return { ...result, noInterval: noIntervalReason(over, A, B, points, nA, nB) };
 
-  const iterations = options.iterations ?? ITERATIONS;
+  const iterations = options.iterations ?? iterationsFor([A, B], points);
   const seed = options.seed ?? 1;
   const random = prng(seed);
   const partsA = resampleSide(A, points, 'a', over, iterations, random);
