@@ -41,7 +41,8 @@
  * (MAX_OBSERVATIONS) per selector are capped: a ReadLimitError.
  *
  * GET /runs reads the labels its device pattern matches (an exact label: that
- * label alone, not the series under it), at most `limit` entries of each (newest
+ * label alone, its diskperf runs, or an iostat upload's runs whole, one entry a
+ * run; a pattern: an entry per diskperf run and per iostat series), at most `limit` entries of each (newest
  * first, merged), then one BatchGet per 100 iostat runs among the answer; a
  * label whose newest entries belong to runs still being written reads on.
  */
@@ -408,9 +409,10 @@ export async function listRuns(store: ReadStore, options: ListRunsOptions): Prom
   const read = new Map<string, { items: IndexedItem[]; next?: Record<string, unknown> }>();
   /** Runs whose series showed up without a META. */
   const incomplete = new Set<string>();
-  // A listing has an entry per diskperf run and per iostat series (what a selector matches); an iostat
-  // run's META under its upload's label is not one more.
-  const usable = (item: IndexedItem) => (item.type === 'run' ? item.format === 'diskperf' : !incomplete.has(item.runId));
+  // An entry per diskperf run and per iostat series (what a selector matches); an exact upload label
+  // also lists its iostat runs (their METAs are indexed under it), which a pattern reaches as series.
+  const exact = planLabels(options.device).by === 'device';
+  const usable = (item: IndexedItem) => (item.type === 'run' ? item.format === 'diskperf' || exact : !incomplete.has(item.runId));
   let toRead: { label: string; start?: Record<string, unknown> }[] = labels.map((label) => ({ label }));
   let top: IndexedItem[] = [];
   while (toRead.length > 0) {

@@ -242,6 +242,12 @@ describe('devices and runs', () => {
     const times = x4100.body.runs.map((r) => r.time);
     expect([...times].sort().reverse()).toEqual(times);
 
+    // The upload's label, named exactly, lists its runs whole: one entry a run, as GET /devices lists the label.
+    const whole = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100' });
+    expect(whole.body.runs.map((r) => r.runId).sort()).toEqual([...idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4)].sort());
+    expect(whole.body.runs.every((r) => r.device === 'x4100' && r.format === 'iostat')).toBe(true);
+    expect((await get<{ devices: DeviceEntry[] }>('/devices')).body.devices.map((d) => d.label)).toContain('x4100');
+
     const c0 = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/c0t0d0' });
     expect(c0.body.runs.map((r) => r.context).sort()).toEqual([...X4100_CONTEXTS].sort());
 
