@@ -1,5 +1,5 @@
 /**
- * Which lab a command talks to (DESIGN.md section 8).
+ * Which lab a command talks to (README, "Uploading logs").
  *
  * The API:    --api URL, else BENCHDROP_API; or --stack NAME (its ApiUrl output).
  * The bucket: --bucket NAME [--endpoint URL], else BENCHDROP_BUCKET and

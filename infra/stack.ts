@@ -299,7 +299,7 @@ export class BenchdropStack extends Stack {
     if (ingestPolicy) {
       Validations.of(ingestPolicy).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
-        reason: 'Uploads may use any key (DESIGN.md section 3), so reading them needs the bucket\'s object ARN pattern; the statement is limited to read actions on this one bucket.',
+        reason: 'Uploads may use any key (README, "Upload conventions"), so reading them needs the bucket\'s object ARN pattern; the statement is limited to read actions on this one bucket.',
       });
     }
 
@@ -346,7 +346,7 @@ export class BenchdropStack extends Stack {
     if (apiPolicy) {
       Validations.of(apiPolicy).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
-        reason: 'POST /uploads presigns a PUT for any key a client chooses (DESIGN.md section 3), so s3:PutObject needs the bucket\'s object ARN pattern; it is the only action on it, on this one bucket.',
+        reason: 'POST /uploads presigns a PUT for any key a client chooses (README, "Upload conventions"), so s3:PutObject needs the bucket\'s object ARN pattern; it is the only action on it, on this one bucket.',
       });
     }
 

@@ -1,5 +1,5 @@
 /**
- * The HTTP API's contract (DESIGN.md section 7), shared by the API functions, the
+ * The HTTP API's contract (README, "Comparing"), shared by the API functions, the
  * CLI and the tests: routes, query parameters (zod, so a bad one is a 400 naming
  * what is allowed; unknown ones are refused) and response shapes.
  *
@@ -62,7 +62,7 @@ export const UploadsQuery = z.strictObject({
 export const MAX_KEY_BYTES = 1024;
 
 /**
- * Keys may hold any printable text (DESIGN.md section 3) up to S3's 1024 bytes,
+ * Keys may hold any printable text (README, "Upload conventions") up to S3's 1024 bytes,
  * but not a `.` or `..` segment or a leading `/`: URL normalisation would send
  * the PUT to another path than the one signed (on an emulator, another bucket).
  */

@@ -1,5 +1,5 @@
 /**
- * Device labels and tags of an upload (DESIGN.md section 3). The label comes from,
+ * Device labels and tags of an upload (README, "Upload conventions"). The label comes from,
  * in order: the object's `device` metadata, the key's first folder, the file
  * itself (diskperf test name, iostat host). iostat series are `<label>/<native>`.
  * Tags come from `tags` metadata: `interface=SAS;rpm=10000;medium=hdd`.

@@ -1,5 +1,5 @@
 /**
- * The selector grammar of the API and CLI (DESIGN.md section 5), defined once.
+ * The selector grammar of the API and CLI (README, "Comparing"), defined once.
  * A selector is comma-separated terms that must all hold:
  *
  *   device=GLOB     the device label (`sas10k`, `x4100/c0t*`); a bare word means this

@@ -6,7 +6,7 @@
  * where <folder> is the name of the directory holding the file
  * (`logs/sas10k/run1.txt` -> `sas10k/run1.txt`); the file's own name is kept as
  * is. The key's first folder is what labels the runs when there is no `device`
- * metadata (DESIGN.md section 3), so both forms label the runs the same way.
+ * metadata (README, "Upload conventions"), so both forms label the runs the same way.
  * Two files mapping to one key are refused before anything is sent.
  *
  * Metadata: `device` (with --device) and `tags` (`k=v;k=v`, checked with the

@@ -7,16 +7,11 @@
  */
 import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_GROUPS, METRICS, type Direction, type Metric, type MetricGroup } from '../metrics.ts';
 import type { Format } from '../model.ts';
-import { LEVEL, RESOLVE, runModel, type ModelResult, type Over, type PointPlan } from './model.ts';
+import { LEVEL, RESOLVE, runModel, type Interval, type ModelResult, type Over, type PointPlan } from './model.ts';
 import type { Observation } from './observations.ts';
 import { geomean, roundTo } from './statistics.ts';
 import { formatRatio, RESOLUTION_STEPS } from './format.ts';
 import { comparabilityWarnings } from './warnings.ts';
-
-export interface Interval {
-  low: number;
-  high: number;
-}
 
 export interface ComparisonPoint {
   metric: Metric;

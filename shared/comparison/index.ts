@@ -2,4 +2,4 @@
 export * from './answer.ts';
 export * from './format.ts';
 export * from './observations.ts';
-export { LEVEL, RESOLVE, type Over } from './model.ts';
+export { LEVEL, RESOLVE, type Interval, type Over } from './model.ts';

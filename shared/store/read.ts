@@ -53,7 +53,7 @@ import type { Format } from '../model.ts';
 import { globMatches, matches, planSelector, termMatches, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK, seriesSk, tagKey } from './keys.ts';
-import { runRecord, unpackRows, unpackSeriesMeans, type SeriesMeans, UPLOAD_STATUSES, type DeviceItem, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type StoredSeries, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
+import { runRecord, unpackRows, unpackSeriesMeans, type SeriesMeans, UPLOAD_STATUSES, type DeviceItem, type DiskperfRunItem, type IostatRunItem, type ObjectRef, type RunItem, type SeriesItem, type TagItem, type UploadRecord, type UploadStatus } from './records.ts';
 
 export interface ReadStore {
   db: DynamoDBDocumentClient;
@@ -389,7 +389,8 @@ export interface ListRunsOptions {
 export async function listRuns(store: ReadStore, options: ListRunsOptions): Promise<RunListing[]> {
   const session = new ReadSession(store);
   const globs = options.device !== undefined ? [options.device] : [];
-  const labels = await labelsOf(session, planLabels(options.device), globs, `device "${options.device ?? '*'}"`);
+  const plan = planLabels(options.device);
+  const labels = await labelsOf(session, plan, globs, `device "${options.device ?? '*'}"`);
   const page = (label: string, start: Record<string, unknown> | undefined) =>
     store.db.send(
       new QueryCommand({
@@ -411,7 +412,7 @@ export async function listRuns(store: ReadStore, options: ListRunsOptions): Prom
   const incomplete = new Set<string>();
   // An entry per diskperf run and per iostat series (what a selector matches); an exact upload label
   // also lists its iostat runs (their METAs are indexed under it), which a pattern reaches as series.
-  const exact = planLabels(options.device).by === 'device';
+  const exact = plan.by === 'device';
   const usable = (item: IndexedItem) => (item.type === 'run' ? item.format === 'diskperf' || exact : !incomplete.has(item.runId));
   let toRead: { label: string; start?: Record<string, unknown> }[] = labels.map((label) => ({ label }));
   let top: IndexedItem[] = [];

@@ -61,7 +61,7 @@ const MAX_RSS_MB = 400;
 const SLACK_MB = 20;
 
 const SAMPLES = '/work/shared/samples';
-/** The demo comparison the pollers ask for (DESIGN.md section 9). */
+/** The demo comparison the pollers ask for (README, "Quick start"). */
 const COMPARE = { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'all' };
 
 interface Payload {
