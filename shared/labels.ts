@@ -6,6 +6,9 @@
  * S3 returns metadata values with characters outside ASCII as RFC 2047 encoded
  * words (`=?UTF-8?B?...?=`): they are decoded first. Messages quote what the user
  * sent with control characters escaped.
+ *
+ * Names are normalised once, by normaliseName, wherever a label is made (cleanLabel,
+ * seriesLabel): two names that look the same are the same label.
  */
 import { printable, withoutUnsafeCharacters } from './printable.ts';
 import { KEY_SEPARATOR } from './store/keys.ts';
@@ -22,10 +25,32 @@ export class LabelError extends Error {
   override readonly name = 'LabelError';
 }
 
-/** A label with control characters removed and whitespace collapsed; undefined if nothing is left. */
+/**
+ * Characters that show nothing: Unicode format characters (Cf: zero-width space and
+ * joiners, soft hyphen, byte-order mark, bidi controls) and the other
+ * default-ignorable code points (Hangul fillers, variation selectors).
+ */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * A name as benchdrop keeps it: control and invisible characters removed, composed
+ * (NFC: `e` + combining accent is `é`), every run of whitespace (the no-break spaces
+ * included) one space, trimmed. Look-alikes (`sas10k` with a zero-width space) become
+ * the same name. Idempotent.
+ */
+export function normaliseName(raw: string): string {
+  return withoutLookAlikes(withoutUnsafeCharacters(raw)).replace(/\s+/gu, ' ').trim();
+}
+
+/** Text with what makes look-alikes removed (invisible characters) and composed (NFC): a selector meets names on these terms. */
+export function withoutLookAlikes(text: string): string {
+  return text.replace(INVISIBLE, '').normalize('NFC');
+}
+
+/** A label, normalised (normaliseName); undefined if nothing is left. */
 export function cleanLabel(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  const cleaned = withoutUnsafeCharacters(raw).replace(/\s+/g, ' ').trim();
+  const cleaned = normaliseName(raw);
   if (cleaned.length === 0) return undefined;
   if (cleaned.length > MAX_LABEL_LENGTH) throw new LabelError(`device label "${printable(cleaned, 40)}" is longer than ${MAX_LABEL_LENGTH} characters`);
   if (cleaned.includes(KEY_SEPARATOR)) throw new LabelError(`device label "${printable(cleaned, 40)}" contains "${KEY_SEPARATOR}", which benchdrop keeps for its table keys; choose a label without it`);
@@ -56,14 +81,28 @@ function baseName(key: string): string {
   return name.replace(/(\.gz)?$/i, '').replace(/\.[^.]*$/, '') || name;
 }
 
-/** The name of one iostat series: the run's label and the device as the OS calls it. */
+/** What stands for the key separator in a device name that holds one (`c1#t1d0` is listed as `c1_t1d0`). */
+export const SEPARATOR_STAND_IN = '_';
+
+/**
+ * A device name as it stands in a series label: normalised like a label, the key
+ * separator replaced by SEPARATOR_STAND_IN. The series keeps the name as printed
+ * (its `native`); only the label changes.
+ */
+export function nativeInLabel(native: string): string {
+  return normaliseName(native).replaceAll(KEY_SEPARATOR, SEPARATOR_STAND_IN);
+}
+
+/** The name of one iostat series: the run's label and the device as the OS calls it (nativeInLabel). */
 export function seriesLabel(label: string, native: string): string {
-  return `${label}/${native}`;
+  return `${normaliseName(label)}/${nativeInLabel(native)}`;
 }
 
 const TAG_PART = /^[A-Za-z0-9_.:+@/-]+$/;
+/** Keys an object literal would not keep as they are (`__proto__` sets the prototype) or that every object already has. */
+const RESERVED_TAG_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** `interface=SAS;rpm=10000` -> { interface: 'SAS', rpm: '10000' }; LabelError says what is wrong. */
+/** `interface=SAS;rpm=10000` -> { interface: 'SAS', rpm: '10000' }; LabelError says what is wrong (a key given twice, a reserved key, a bad character). */
 export function parseTags(encoded: string | undefined): Record<string, string> {
   const tags: Record<string, string> = {};
   const raw = decodeMetadataValue(encoded);
@@ -80,6 +119,8 @@ export function parseTags(encoded: string | undefined): Record<string, string> {
         throw new LabelError(`tag "${printable(pair, 80)}": keys and values are 1-${MAX_TAG_LENGTH} characters of letters, digits and _ . : + @ / -`);
       }
     }
+    if (RESERVED_TAG_KEYS.has(key)) throw new LabelError(`tag key "${key}" is reserved (${[...RESERVED_TAG_KEYS].join(', ')}); choose another key`);
+    if (Object.hasOwn(tags, key)) throw new LabelError(`tag key "${key}" given twice (${key}=${tags[key]}, ${key}=${value}); give each key once`);
     tags[key] = value;
   }
   return tags;

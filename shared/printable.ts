@@ -6,17 +6,25 @@
  * and long text is cut. Printable text, unicode included, is left as it is.
  */
 
-// C0 and C1 controls, DEL, bidi marks, embeddings, overrides and isolates, and (in
-// `u` mode a pair is one code point) surrogates that are not part of a pair.
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/gu;
+// C0 controls, which JSON.stringify escapes by itself inside strings.
+const C0 = '\\u0000-\\u001f';
+// DEL, C1 controls, bidi marks, embeddings, overrides and isolates.
+const BEYOND_C0 = '\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+// And (in `u` mode a pair is one code point) surrogates that are not part of a pair.
+const UNSAFE = new RegExp(`[${C0}${BEYOND_C0}\\ud800-\\udfff]`, 'gu');
+// What JSON.stringify leaves raw inside strings: the rest of UNSAFE (it escapes lone surrogates too).
+const UNSAFE_IN_JSON = new RegExp(`[${BEYOND_C0}]`, 'g');
 const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 function escape(char: string): string {
   const named = NAMED[char];
   if (named !== undefined) return named;
   const code = char.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : unicodeEscape(char);
+}
+
+function unicodeEscape(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /** `text` with unsafe characters escaped (`\x1b`, `\n`, `\u202e`), cut to `max` characters (with `...`) when given. */
@@ -36,4 +44,13 @@ export function hasUnsafeCharacters(text: string): boolean {
 /** `text` without the characters printable() would escape (for labels, which are names, not quotes). */
 export function withoutUnsafeCharacters(text: string): string {
   return text.replace(UNSAFE, '');
+}
+
+/**
+ * `value` as JSON (JSON.stringify, indented by `space`) in which no character
+ * printable() would escape stands raw: inside strings they are `\u` escapes, so
+ * the text parses back to the same value and is safe to print.
+ */
+export function printableJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(UNSAFE_IN_JSON, unicodeEscape);
 }

@@ -3,10 +3,13 @@
  * found, each run with its context, series and sample counts, warnings, and a
  * compact table; --json prints the canonical records. A file that cannot be parsed
  * is reported and the others still are; the exit code says whether all parsed.
+ * Everything that came from a file (names, context lines, devices, messages) is
+ * printed escaped (shared/printable.ts): a log cannot move the cursor or ring the bell.
  */
 import { DISKPERF_METRICS, IOSTAT_METRICS, type IostatMetric } from '../../shared/metrics.ts';
 import type { DiskperfRun, IostatRun, ParsedFile, Run } from '../../shared/model.ts';
-import { isParseError, parseFile } from '../../shared/parsers/index.ts';
+import { isInternalParseError, isParseError, parseFile } from '../../shared/parsers/index.ts';
+import { printable, printableJson } from '../../shared/printable.ts';
 import type { Output } from '../io.ts';
 import { renderTable } from '../table.ts';
 
@@ -27,19 +30,26 @@ export async function parseCommand(files: readonly string[], options: ParseComma
       if (!options.json) io.out(describeFile(result));
     } catch (error) {
       failures++;
-      const message = isParseError(error) ? error.message : `${file}: ${(error as Error).message}`;
-      parsed.push({ source: file, error: { message, line: isParseError(error) ? error.line : 0 } });
+      const message = isParseError(error) ? error.message : printable(`${file}: ${(error as Error).message}`);
+      parsed.push({ source: file, error: { message, line: isParseError(error) || isInternalParseError(error) ? error.line : 0 } });
       io.err(`error: ${message}`);
+      if (isInternalParseError(error)) io.err(bugReport(error.cause));
     }
   }
-  if (options.json) io.out(JSON.stringify(files.length === 1 && failures === 0 ? parsed[0] : parsed, null, 2));
+  if (options.json) io.out(printableJson(files.length === 1 && failures === 0 ? parsed[0] : parsed, 2));
   else if (files.length > 1) io.out(`${files.length - failures} of ${files.length} files parsed${failures ? `, ${failures} failed` : ''}`);
   return failures === 0 ? 0 : 1;
 }
 
+/** What a person can send with a bug report: the original error and its stack, escaped line by line. */
+function bugReport(cause: unknown): string {
+  const trace = cause instanceof Error ? (cause.stack ?? `${cause.name}: ${cause.message}`) : String(cause);
+  return ['a bug in benchdrop, not in the file; please report it with this:', ...trace.split('\n')].map((line) => `  ${printable(line)}`).join('\n');
+}
+
 function describeFile(file: ParsedFile): string {
   const runs = file.runs.length;
-  const lines = [`${file.source}: ${file.format}, ${runs} run${runs === 1 ? '' : 's'}, ${file.lines} lines`];
+  const lines = [`${printable(file.source)}: ${file.format}, ${runs} run${runs === 1 ? '' : 's'}, ${file.lines} lines`];
   for (const run of file.runs) lines.push(describeRun(run));
   return lines.join('\n') + '\n';
 }
@@ -48,15 +58,15 @@ function describeRun(run: Run): string {
   const out: string[] = [];
   const head = run.format === 'diskperf' ? diskperfHead(run) : iostatHead(run);
   out.push(`  run ${run.index}: ${head} (lines ${run.startLine}-${run.endLine})`);
-  for (const c of run.context) out.push(`    context: ${c}`);
+  for (const c of run.context) out.push(`    context: ${printable(c)}`);
   out.push(run.format === 'diskperf' ? diskperfTable(run) : iostatTable(run));
-  for (const w of run.warnings) out.push(`    warning: line ${w.line}: ${w.message}`);
+  for (const w of run.warnings) out.push(`    warning: line ${w.line}: ${printable(w.message)}`);
   return out.join('\n');
 }
 
 function diskperfHead(run: DiskperfRun): string {
   const parts = [run.name, run.dialect, run.meta.host && `host ${run.meta.host}`, run.meta.startedAt, `${run.rows.length} request sizes`];
-  return parts.filter(Boolean).join(', ');
+  return printable(parts.filter(Boolean).join(', '));
 }
 
 function diskperfTable(run: DiskperfRun): string {
@@ -74,13 +84,13 @@ function iostatHead(run: IostatRun): string {
     `${run.series.length} series`,
     `${samples} samples`,
   ];
-  return parts.filter(Boolean).join(', ');
+  return printable(parts.filter(Boolean).join(', '));
 }
 
 /** Summary means per device, for the metrics this run carries. */
 function iostatTable(run: IostatRun): string {
   const metrics = IOSTAT_METRICS.filter((m) => run.series.some((s) => s.summary[m] !== undefined));
-  const rows = run.series.map((s) => [s.device, String(s.sampleCount), ...metrics.map((m: IostatMetric) => s.summary[m]?.mean)]);
+  const rows = run.series.map((s) => [printable(s.device), String(s.sampleCount), ...metrics.map((m: IostatMetric) => s.summary[m]?.mean)]);
   const note = run.reports > 1 ? '    (means over reports 1..n; report 0 counts since boot)\n' : '';
   return note + renderTable(['device', 'samples', ...metrics], rows, '    ');
 }

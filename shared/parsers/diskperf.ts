@@ -61,7 +61,8 @@
  *   warning to the previous run, the finished run is handed to onRun when the next run is
  *   complete or at end(): the parser holds at most one finished run and the one it builds.
  * - No table at all: end() throws ParseError (line 0) `no diskperf result table found`.
- *   Nothing but ParseError leaves line() and end(); errors thrown by onRun pass through as is.
+ *   Bad input ends in a ParseError from line() or end(); errors thrown by onRun pass through as
+ *   is (parseStream, index.ts, tells the caller's errors from the parser's own bugs).
  */
 import type { DiskperfMeta, DiskperfRow, DiskperfRun, ParseWarning } from '../model.ts';
 import { DISKPERF_METRICS, type DiskperfMetric } from '../metrics.ts';
@@ -501,38 +502,21 @@ export function createDiskperfParser(options: ParserOptions): LineParser {
     while (outbox.length > 0) options.onRun(outbox.shift()!);
   }
 
-  function guarded(lineNo: number, body: () => void): void {
-    try {
-      body();
-    } catch (error) {
-      if (error instanceof ParseError) throw error;
-      throw new ParseError({
-        source,
-        line: lineNo,
-        problem: `internal diskperf parser error (${error instanceof Error ? error.message : String(error)})`,
-        expected: NO_TABLE_EXPECTED,
-      });
-    }
-  }
-
   return {
     line(text: string, lineNo: number): void {
-      guarded(lineNo, () => {
-        if (ended) throw new ParseError({ source, line: lineNo, problem: 'a line after the end of input', expected: 'no more lines' });
-        handle(text, lineNo);
-      });
+      if (ended) throw new ParseError({ source, line: lineNo, problem: 'a line after the end of input', expected: 'no more lines' });
+      handle(text, lineNo);
       drain();
     },
     end(lastLine: number): void {
-      guarded(lastLine, () => {
-        if (ended) return;
+      if (!ended) {
         ended = true;
         if (state !== 'idle') finishRun();
         if (held) {
           outbox.push(release(held, heldSuppressed));
           held = undefined;
         }
-      });
+      }
       drain();
       if (emitted === 0) {
         const failure = firstFailure ?? { line: 0, problem: 'no diskperf result table found', expected: NO_TABLE_EXPECTED };

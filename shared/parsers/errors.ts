@@ -1,8 +1,10 @@
 /**
- * ParseError: the one error a parser throws. It says where (file and line), what
- * it found, what it expected, and which formats benchdrop reads, so a person can
- * act on it without reading code. The message escapes control characters (from a
- * key or the file itself), so it is safe to print.
+ * The two errors parsing ends with. ParseError: the input is wrong, and the message
+ * says where (file and line), what was found, what was expected and which formats
+ * benchdrop reads, so a person can act on it without reading code; it escapes
+ * control characters (from a key or the file itself), so it is safe to print.
+ * InternalParseError: benchdrop is wrong (a bug met while parsing); it says only
+ * the line, and carries the original error, stack included, as its cause.
  */
 import { printable } from '../printable.ts';
 
@@ -47,4 +49,34 @@ export class ParseError extends Error {
 
 export function isParseError(error: unknown): error is ParseError {
   return error instanceof ParseError;
+}
+
+export interface InternalParseErrorDetails {
+  source: string;
+  /** The line being parsed when it happened, 0 when none was. */
+  line: number;
+  /** What was thrown. */
+  cause: unknown;
+}
+
+export class InternalParseError extends Error {
+  override readonly name = 'InternalParseError';
+  readonly source: string;
+  readonly line: number;
+
+  constructor(details: InternalParseErrorDetails) {
+    // Nothing of the cause in the message: it may quote the file, and it names code, not the input's fault.
+    super(`internal error while parsing (line ${details.line}); reported`, { cause: details.cause });
+    this.source = details.source;
+    this.line = details.line;
+  }
+
+  toJSON() {
+    const cause = this.cause instanceof Error ? { name: this.cause.name, message: this.cause.message, stack: this.cause.stack } : { value: String(this.cause) };
+    return { name: this.name, source: this.source, line: this.line, message: this.message, cause };
+  }
+}
+
+export function isInternalParseError(error: unknown): error is InternalParseError {
+  return error instanceof InternalParseError;
 }

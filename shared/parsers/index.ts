@@ -3,6 +3,12 @@
  * gunzip (when the input is gzip), the line splitter, format detection and the
  * format's parser; runs come out one by one through onRun, so a caller that only
  * wants summaries (keepSamples: false) parses any size in flat memory.
+ *
+ * Parsing ends in a result, a ParseError (the input is wrong), or an
+ * InternalParseError (a bug: anything else thrown while parsing, with the line
+ * and the original error as its cause). Errors of reading the input pass as they
+ * are, and so do the caller's own errors thrown from onRun or onIostatSample,
+ * unless they are JavaScript's own bug types (TypeError, RangeError, ...).
  */
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -11,14 +17,14 @@ import { createGunzip } from 'node:zlib';
 import type { Format, ParsedFile, Run } from '../model.ts';
 import { DETECT_MAX_LINES, detectLine, type DetectedFormat } from './detect.ts';
 import { createDiskperfParser } from './diskperf.ts';
-import { ParseError } from './errors.ts';
+import { InternalParseError, isParseError, ParseError } from './errors.ts';
 import { createIostatParser } from './iostat.ts';
 import { createLinuxJsonParser } from './iostat-linux-json.ts';
 import { LineSplitter, type LineSink } from './lines.ts';
 import { parseFileInParallel, type ParallelOptions } from './parallel.ts';
-import type { LineParser, ParserOptions } from './types.ts';
+import type { LineParser, OpenReport, ParserOptions } from './types.ts';
 
-export { ParseError, isParseError, SUPPORTED_FORMATS } from './errors.ts';
+export { InternalParseError, isInternalParseError, ParseError, isParseError, SUPPORTED_FORMATS } from './errors.ts';
 export type { ParserOptions } from './types.ts';
 
 export interface StreamOptions extends Partial<Omit<ParserOptions, 'source'>> {
@@ -33,6 +39,8 @@ export interface StreamResult {
   lines: number;
   runs: number;
   bytes: number;
+  /** The iostat report the input stopped in, when more of its table would have continued the run (types.ts OpenReport). */
+  openReport?: OpenReport;
 }
 
 const FACTORIES: Record<DetectedFormat, (options: ParserOptions) => LineParser> = {
@@ -49,14 +57,18 @@ class DetectingParser implements LineSink {
   /** The first line that looked like a table row, while no header has been seen. */
   private firstRow = 0;
   detected: DetectedFormat | undefined;
+  /** The line being parsed (the last one at the end): where an internal error happened. */
+  at = 0;
 
   constructor(private readonly options: ParserOptions) {}
 
   bytes(buf: Buffer, start: number, end: number, no: number): boolean {
+    this.at = no;
     return this.parser?.lineBytes?.(buf, start, end, no) ?? false;
   }
 
   text(text: string, no: number): void {
+    this.at = no;
     if (this.parser) {
       this.parser.line(text, no);
       return;
@@ -68,7 +80,11 @@ class DetectingParser implements LineSink {
     if (format !== undefined) {
       this.detected = format;
       this.parser = FACTORIES[format](this.options);
-      for (const line of this.buffered) this.parser.line(line.text, line.no);
+      for (const line of this.buffered) {
+        this.at = line.no;
+        this.parser.line(line.text, line.no);
+      }
+      this.at = no;
       this.buffered = [];
     } else if (this.buffered.length >= DETECT_MAX_LINES || this.bufferedChars > 4 * 1024 * 1024) {
       this.noFormat(no);
@@ -76,8 +92,13 @@ class DetectingParser implements LineSink {
   }
 
   end(lastLine: number): void {
+    this.at = lastLine;
     if (!this.parser) this.noFormat(lastLine);
     this.parser!.end(lastLine);
+  }
+
+  get openReport(): OpenReport | undefined {
+    return this.parser?.openReport?.();
   }
 
   private noFormat(lastLine: number): never {
@@ -234,29 +255,74 @@ async function* bytesOf(input: ByteSource, source: string, maxBytes: number, cou
   }
 }
 
+/** An error a caller's callback threw, marked on its way out through the parser. */
+class FromCallback {
+  constructor(readonly error: unknown) {}
+}
+
+/** JavaScript's own error types: a callback that throws one has a bug, not a message for its caller. */
+const BUG_TYPES: readonly ErrorConstructor[] = [TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError];
+
+function isBug(error: unknown): boolean {
+  if (!(error instanceof Error)) return true;
+  const prototype = Object.getPrototypeOf(error) as unknown;
+  return BUG_TYPES.some((type) => type.prototype === prototype);
+}
+
+/** What leaves parseStream for an error thrown while parsing at `line`. */
+function parsingFailure(error: unknown, source: string, line: number): unknown {
+  if (error instanceof FromCallback) return isBug(error.error) ? new InternalParseError({ source, line, cause: error.error }) : error.error;
+  if (isParseError(error)) return error;
+  return new InternalParseError({ source, line, cause: error });
+}
+
+/** The caller's callbacks, their errors marked as theirs (see parsingFailure). */
+function markedCallbacks(options: StreamOptions, parserOptions: ParserOptions, countRun: () => void): void {
+  const onRun = options.onRun;
+  parserOptions.onRun = (run) => {
+    countRun();
+    try {
+      onRun?.(run);
+    } catch (error) {
+      throw new FromCallback(error);
+    }
+  };
+  const onSample = options.onIostatSample;
+  if (onSample === undefined) return;
+  parserOptions.onIostatSample = (runIndex, device, sample) => {
+    try {
+      onSample(runIndex, device, sample);
+    } catch (error) {
+      throw new FromCallback(error);
+    }
+  };
+}
+
 /** Parse a stream of bytes (or strings); runs are delivered through options.onRun. */
 export async function parseStream(input: ByteSource, options: StreamOptions): Promise<StreamResult> {
-  const parserOptions: ParserOptions = {
-    source: options.source,
-    keepSamples: options.keepSamples ?? true,
-    onRun: options.onRun ?? (() => {}),
-  };
-  if (options.onIostatSample) parserOptions.onIostatSample = options.onIostatSample;
+  const { source } = options;
+  const parserOptions: ParserOptions = { source, keepSamples: options.keepSamples ?? true, onRun: () => {} };
   if (options.continuation) parserOptions.continuation = true;
   let runs = 0;
-  const onRun = parserOptions.onRun;
-  parserOptions.onRun = (run) => {
-    runs++;
-    onRun(run);
-  };
+  markedCallbacks(options, parserOptions, () => runs++);
   const parser = new DetectingParser(parserOptions);
-  const splitter = new LineSplitter(options.source, parser);
+  const splitter = new LineSplitter(source, parser);
+  const parsing = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (error) {
+      throw parsingFailure(error, source, parser.at);
+    }
+  };
   const counter = { bytes: 0 };
-  for await (const chunk of bytesOf(input, options.source, options.maxBytes ?? Number.POSITIVE_INFINITY, counter)) splitter.push(chunk);
-  const lines = splitter.end();
-  parser.end(lines);
+  for await (const chunk of bytesOf(input, source, options.maxBytes ?? Number.POSITIVE_INFINITY, counter)) parsing(() => splitter.push(chunk));
+  const lines = parsing(() => splitter.end());
+  parsing(() => parser.end(lines));
   const dialect = parser.detected!;
-  return { format: dialect === 'diskperf' ? 'diskperf' : 'iostat', dialect, lines, runs, bytes: counter.bytes };
+  const result: StreamResult = { format: dialect === 'diskperf' ? 'diskperf' : 'iostat', dialect, lines, runs, bytes: counter.bytes };
+  const openReport = parser.openReport;
+  if (openReport !== undefined) result.openReport = openReport;
+  return result;
 }
 
 export interface FileOptions extends Partial<StreamOptions> {

@@ -8,6 +8,7 @@
  */
 import { IOSTAT_METRICS, type IostatMetric } from '../metrics.ts';
 import type { IostatColumn, IostatMeta, IostatRun, IostatSample, IostatSeries, MetricSummary, ParseWarning } from '../model.ts';
+import { nativeInLabel } from '../labels.ts';
 import { hasUnsafeCharacters, printable } from '../printable.ts';
 import { ParseError } from './errors.ts';
 import { metricValues, type IostatPlatform } from './iostat-layout.ts';
@@ -62,11 +63,12 @@ export interface RunStart {
   startLine: number;
 }
 
-/** Why a device name cannot be a series (it becomes part of table keys), if it cannot. */
-function deviceProblem(device: string): string | undefined {
+/** Why a device name cannot be a series (it becomes part of table keys and of a series label), if it cannot. */
+export function deviceProblem(device: string): string | undefined {
   const bytes = Buffer.byteLength(device);
   if (bytes > MAX_DEVICE_NAME_BYTES) return `device name of ${bytes} bytes, longer than ${MAX_DEVICE_NAME_BYTES} ("${printable(device, 40)}"); row skipped`;
   if (hasUnsafeCharacters(device)) return `device name "${printable(device, 40)}" has control characters; row skipped`;
+  if (nativeInLabel(device).length === 0) return `device name "${printable(device, 40)}" has no visible characters; row skipped`;
   return undefined;
 }
 
@@ -86,6 +88,8 @@ export class IostatRunBuilder {
   private readonly writeIopsColumns: number[] = [];
   private hasIopsColumn = false;
   private readonly series = new Map<string, SeriesState>();
+  /** Each device of the run by the name its series is listed under (labels.ts nativeInLabel). */
+  private readonly listedAs = new Map<string, string>();
   /**
    * Series in the order their rows came in the current report (the first
    * touchedCount entries), and in the previous one (previousCount). Counts, not
@@ -157,6 +161,11 @@ export class IostatRunBuilder {
     return ids;
   }
 
+  /** The columns the headers of the current report announced, by name. */
+  announcedColumns(): string[] {
+    return this.columns.filter((_, id) => this.reportColumns[id] === 1).map((c) => c.name);
+  }
+
   /** Whether the values of this column are read at all (summaries, derived iops, samples). */
   reads(id: number): boolean {
     return this.kept[id] === 1 || this.slotOf[id]! >= 0;
@@ -203,7 +212,7 @@ export class IostatRunBuilder {
     if (state === undefined || state.device !== device) state = this.series.get(device);
     if (state === undefined) {
       // A device is checked once, when first seen.
-      const problem = deviceProblem(device);
+      const problem = deviceProblem(device) ?? this.listingProblem(device);
       if (problem !== undefined) {
         this.skipRow(line, problem);
         return false;
@@ -256,6 +265,20 @@ export class IostatRunBuilder {
     }
     this.reportHasRows = true;
     return true;
+  }
+
+  /**
+   * Why a new device cannot be listed (its series label would be another device's),
+   * if it cannot; else it is taken down under its listed name.
+   */
+  private listingProblem(device: string): string | undefined {
+    const listed = nativeInLabel(device);
+    const other = this.listedAs.get(listed);
+    if (other !== undefined) {
+      return `device "${printable(device, 40)}" would be listed as "${printable(listed, 40)}", as device "${printable(other, 40)}" already is; row skipped (the two names differ only in invisible characters, spacing or "#")`;
+    }
+    this.listedAs.set(listed, device);
+    return undefined;
   }
 
   /** A row that cannot be read: warned, and remembered if it is the first. */

@@ -25,7 +25,7 @@ import { solarisIostat } from './iostat-solaris.ts';
 import { decodeLine } from './lines.ts';
 import { parseIostatNumber, splitOverflow } from './numbers.ts';
 import { readTimestamp } from './timestamps.ts';
-import type { LineParser, ParserOptions } from './types.ts';
+import type { LineParser, OpenReport, ParserOptions } from './types.ts';
 
 const MAX_TOKENS = MAX_COLUMNS + 8;
 
@@ -55,7 +55,11 @@ function tokenize(buf: Uint8Array, from: number, to: number, needed?: Uint8Array
     let c = 32;
     while (i < to && ((c = buf[i]!) === 32 || c === 9)) i++;
     if (i >= to) break;
-    if (count === MAX_TOKENS) return MAX_TOKENS + 1;
+    if (count === MAX_TOKENS) {
+      // Too many to be a row; the count of words so far, so no caller reads the previous line's.
+      nonNumeric = words;
+      return MAX_TOKENS + 1;
+    }
     const start = i;
     if (needed !== undefined && needed[count] === 0) {
       // A column nobody reads (summaries only): check it looks like a number, skip its digits.
@@ -171,6 +175,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
   /** Warnings met before any run began (a bad timestamp above the first header). */
   let earlyWarnings: { line: number; message: string }[] = [];
   let lastLine = 0;
+  let openReport: OpenReport | undefined;
 
   function finishRun(endLine: number): void {
     if (run === undefined) return;
@@ -418,7 +423,7 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       if (pendingText.length === 0) {
         runFor(lineNo, active.layout).skipRow(
           lineNo,
-          `ragged row skipped: ${count} fields where the header at line ${active.headerLine} has ${active.width} columns and a device name (${active.layout.columns.map((c) => c.name).join(' ')})`,
+          `ragged row skipped: ${tokens.length} fields where the header at line ${active.headerLine} has ${active.width} columns and a device name (${active.layout.columns.map((c) => c.name).join(' ')})`,
         );
         return;
       }
@@ -454,7 +459,12 @@ export function createIostatParser(options: ParserOptions, firstRunIndex = 0): L
       if (active !== undefined && !skipBlock && count > 1 && count <= MAX_TOKENS && acceptRow(bytes, count, lineNo)) return;
       slowLine(text, lineNo, count);
     },
+    openReport() {
+      return openReport;
+    },
     end(last) {
+      // A header after the end would continue this run: it has rows, and no text since them opens another.
+      if (run !== undefined && run.hasRows && pendingText.length === 0) openReport = { columns: run.announcedColumns() };
       finishRun(last || lastLine);
       if (emitted > 0) return;
       if (firstSkipped !== undefined) {

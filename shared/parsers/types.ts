@@ -24,6 +24,16 @@ export interface ParserOptions {
 /** Warnings kept per run; beyond this a run carries one line saying how many more there were. */
 export const MAX_WARNINGS = 100;
 
+/**
+ * Where an iostat input stopped: inside a run with rows, no text since them that
+ * would open another run. parallel.ts checks its cuts with it: a header after the
+ * cut starts a new report of that run when it repeats one of these columns.
+ */
+export interface OpenReport {
+  /** The columns the headers of the last report announced. */
+  columns: string[];
+}
+
 export interface LineParser {
   /**
    * One line, already cleaned by the driver: no line terminator, no `> ` quote
@@ -38,4 +48,6 @@ export interface LineParser {
   lineBytes?(buf: Buffer, start: number, end: number, lineNo: number): boolean;
   /** End of input. Flushes the last run; throws ParseError if the input held no run. */
   end(lastLine: number): void;
+  /** After end(): the report the input stopped in, if more of the same table would have continued its run (iostat only). */
+  openReport?(): OpenReport | undefined;
 }

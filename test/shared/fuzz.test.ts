@@ -4,7 +4,11 @@
  * and every counterexample the fuzzers found, kept as a plain test: each of these
  * failed against the code as it was (a value of Infinity or 1e200 stored, a sample
  * counted twice in a summary, a thousand warnings on one run, a time stamp that
- * is not one). The selectors' findings are in selectors.test.ts.
+ * is not one). The parser targets are the damaged real logs of every format,
+ * sysstat JSON documents of any shape, and logs cut into parts (parallel.ts):
+ * nothing but a ParseError may end a parse, within CASE_TIME_LIMIT_MS. The
+ * selectors' findings are in selectors.test.ts; the JSON and parallel findings in
+ * parsers/json-shapes.test.ts and parsers/parallel.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -35,9 +39,10 @@ async function parsed(text: string, mode: 'text' | 'ingest' = 'text'): Promise<R
 
 describe('fuzzing the parsers (a sample of the stress run)', () => {
   for (const target of parserTargets()) {
-    it(`${target.name}: a ParseError or a parse that holds up`, async () => {
-      const finding = await fuzz(target.name, parserProperty(target), fuzzCases('test', 'parser'));
+    it(`${target.name}: a ParseError or a parse that holds up, in time`, async () => {
+      const finding = await fuzz(target.name, parserProperty(target), fuzzCases('test', target.budget));
       expect(finding.failed, finding.report).toBe(false);
+      expect(finding.cases).toBe(fuzzCases('test', target.budget));
     });
   }
 });

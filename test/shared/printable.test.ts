@@ -1,6 +1,6 @@
 /** Message text from user input (shared/printable.ts): escaped, cut, unicode kept. */
 import { describe, expect, it } from 'vitest';
-import { hasUnsafeCharacters, printable, withoutUnsafeCharacters } from '../../shared/printable.ts';
+import { hasUnsafeCharacters, printable, printableJson, withoutUnsafeCharacters } from '../../shared/printable.ts';
 
 describe('printable', () => {
   it('escapes control characters, DEL, C1 and bidi overrides; keeps unicode', () => {
@@ -26,5 +26,23 @@ describe('printable', () => {
     expect(hasUnsafeCharacters('a\u0000')).toBe(true);
     expect(hasUnsafeCharacters('a\u0000')).toBe(true);
     expect(withoutUnsafeCharacters('di\u001bsk\u202e')).toBe('disk');
+  });
+});
+
+describe('printableJson', () => {
+  const value = { context: ['iostat \u001b[2J\u0007', 'csi \u009b31m del \u007f', 'exe\u202etxt.sh'], lone: 'x\ud800', plain: 'café 𝄞' };
+
+  it('writes no character printable() would escape, yet parses back to the same value', () => {
+    const text = printableJson(value, 2);
+    expect(hasUnsafeCharacters(text.replaceAll('\n', ''))).toBe(false);
+    expect(JSON.parse(text)).toEqual(value);
+    expect(text).toContain('"csi \\u009b31m del \\u007f"');
+    expect(text).toContain('"exe\\u202etxt.sh"');
+  });
+
+  it('keeps the indentation and the text JSON.stringify gives where nothing needs escaping', () => {
+    const safe = { a: ['café 𝄞', 1], b: { c: null } };
+    expect(printableJson(safe, 2)).toBe(JSON.stringify(safe, null, 2));
+    expect(printableJson(safe)).toBe(JSON.stringify(safe));
   });
 });

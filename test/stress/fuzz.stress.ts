@@ -1,17 +1,20 @@
 /**
- * Fuzz (issue 7, item 4): the properties of test/shared/fuzz.test.ts and
- * test/integration/api-fuzz.test.ts at full size: 100,000 cases per parser format,
- * 100,000 selector texts and patterns, thousands of API requests (counts in
+ * Fuzz (issue 7, item 4; issue 13): the properties of test/shared/fuzz.test.ts and
+ * test/integration/api-fuzz.test.ts at full size: 100,000 damaged real logs per
+ * parser format, 100,000 sysstat JSON documents of any shape, 20,000 logs cut into
+ * parts, 100,000 selector texts and patterns, thousands of API requests (counts in
  * test/support/fuzz/cases.ts). Only ParseError / SelectorError / 4xx may come back,
- * never another exception, a 5xx or a result that does not hold up. Every target
- * runs to its end or its first counterexample (shrunk, and written to a file named
- * in the failure); the summary line counts the cases tried.
+ * never another exception (an InternalParseError, a TypeError), a 5xx, a result
+ * that does not hold up or a parse slower than CASE_TIME_LIMIT_MS; a parser target
+ * that hangs is stopped with its process. Every target runs to its end or its first
+ * counterexample (shrunk, and written to a file named in the failure); the summary
+ * line counts the cases tried.
  */
 import '../support/quiet.ts';
 import { describe, expect, it } from 'vitest';
 import { fuzz, fuzzCases, type FuzzFinding } from '../support/fuzz/cases.ts';
 import { apiProperty, startApiFuzzBench } from '../support/fuzz/api.ts';
-import { fuzzParsersInProcesses } from '../support/fuzz/parsers.ts';
+import { fuzzParsersInProcesses, JSON_STRUCTURE, parserTargets } from '../support/fuzz/parsers.ts';
 import { globProperty, selectorProperty } from '../support/fuzz/selectors.ts';
 import { recordStressSummary } from '../support/stress-summary.ts';
 
@@ -27,12 +30,28 @@ function summarise(findings: readonly FuzzFinding[]): { cases: number; failures:
   };
 }
 
+/** Every parser target, two processes at a time (they take both cores); started once, read by the two parser sections. */
+let parserFindings: Promise<FuzzFinding[]> | undefined;
+const PARSER_TARGETS = parserTargets().map((t) => t.name);
+
+function parserFindingsOf(names: readonly string[]): Promise<FuzzFinding[]> {
+  parserFindings ??= fuzzParsersInProcesses(PARSER_TARGETS, 'stress', 2, 600_000);
+  return parserFindings.then((all) => all.filter((f) => names.includes(f.target)));
+}
+
 describe('fuzz', () => {
-  it('parsers: every format, damaged real logs and garbage, through every entry', async (context) => {
-    // Two processes at a time: the five targets take both cores.
-    const findings = await fuzzParsersInProcesses(fuzzCases('stress', 'parser'), 2, 600_000);
+  it('parsers: every format, damaged real logs and garbage, through every entry, and cut into parts', async (context) => {
+    const findings = await parserFindingsOf(PARSER_TARGETS.filter((name) => name !== JSON_STRUCTURE));
     const s = summarise(findings);
     recordStressSummary(context, { section: 'fuzz: parsers', cases: s.cases, failures: s.failures, lost: 0, detail: s.detail });
+    expect(s.failures, s.reports).toBe(0);
+  });
+
+  it('sysstat JSON: documents of any shape around real ones', async (context) => {
+    const findings = await parserFindingsOf([JSON_STRUCTURE]);
+    const s = summarise(findings);
+    recordStressSummary(context, { section: 'fuzz: sysstat JSON structure', cases: s.cases, failures: s.failures, lost: 0, detail: s.detail });
+    expect(findings).toHaveLength(1);
     expect(s.failures, s.reports).toBe(0);
   });
 

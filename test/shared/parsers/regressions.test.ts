@@ -203,3 +203,28 @@ describe('regression (iostat-linux-json.ts): a dropped JSON run gave its index a
     expect(runs[0]!.name).toBe('h');
   });
 });
+
+describe('regression (iostat.ts): a row of 1,001 fields was reported as "73 fields"', () => {
+  // The tokenizer stops counting past MAX_TOKENS (72) and returned 73; the message printed that count.
+  const fields = (n: number) => Array.from({ length: n }, (_, i) => `${i % 10}.5`).join(' ');
+
+  it('Solaris -xn: the message counts every field', async () => {
+    const lines = SAMPLE_TEXT.split('\n');
+    const header = lines.findIndex((l) => l.trim().startsWith('r/s'));
+    lines.splice(header + 2, 0, `${fields(1000)} c9t9d9`);
+    const run = (await runsOf([lines.join('\n')]))[0]!;
+    expect(run.warnings.map((w) => [w.line, w.message.split(' where ')[0]])).toContainEqual([header + 3, 'ragged row skipped: 1001 fields']);
+  });
+
+  it('Linux -x: the same', async () => {
+    const text = ['Device            r/s     rkB/s     w/s     wkB/s', 'sda              1.00      2.00    3.00      4.00', `sdb ${fields(1000)}`, 'sdc              1.00      2.00    3.00      4.00'].join('\n');
+    const run = (await runsOf([text]))[0]!;
+    expect(run.warnings.map((w) => [w.line, w.message])).toEqual([[3, 'ragged row skipped: 1001 fields where the header at line 1 has 4 columns and a device name (r/s rkB/s w/s wkB/s)']]);
+  });
+
+  it('diskperf says the same number', async () => {
+    const text = ['# req_size  fwd_wt  fwd_rd', '       4096    2.84    5.96', `8192 ${fields(1000)}`].join('\n');
+    const run = (await runsOf([text]))[0]!;
+    expect(run.warnings.map((w) => w.message)).toEqual(['row has 1001 values, the header has 3 columns; row skipped']);
+  });
+});

@@ -1,6 +1,7 @@
 /**
  * How many cases the fuzzers try, defined once: a few hundred per target in
- * `npm test` (seconds), 100,000 per parser in `npm run test:stress`. The
+ * `npm test` (seconds), 100,000 per parser target in `npm run test:stress` (the
+ * parallel cuts, a file written and parsed twice per case, 20,000). The
  * BENCHDROP_FUZZ_CASES variable overrides both (e.g. to replay a long run in the
  * quick file); FC_SEED replays one fast-check run exactly (the seed a failure prints).
  */
@@ -13,8 +14,8 @@ export const FUZZ_CASES_ENV = 'BENCHDROP_FUZZ_CASES';
 
 /** Cases per target: per parser format, for the selectors, for the API. */
 export const FUZZ_CASES = {
-  test: { parser: 150, selectors: 2000, api: 150 },
-  stress: { parser: 100_000, selectors: 100_000, api: 4000 },
+  test: { parser: 400, parallel: 200, selectors: 2000, api: 150 },
+  stress: { parser: 100_000, parallel: 20_000, selectors: 100_000, api: 4000 },
 } as const;
 
 export type FuzzRun = keyof typeof FUZZ_CASES;

@@ -2,61 +2,91 @@
  * Fuzzing every parser entry (shared/parsers/index.ts) per format: diskperf, and
  * iostat from Solaris, Linux (text), FreeBSD and Linux sysstat JSON. Inputs are
  * real logs of the format (test/fixtures) damaged as logs get damaged (lines
- * dropped, repeated, swapped, cut, split or joined; numbers replaced with
- * extremes; indentation lost; bytes flipped; the file truncated, gzipped, or
- * re-encoded), the format's header followed by garbage (random bytes, any
- * string, tokens of the format's own vocabulary), and pure garbage. Each input
- * goes through parseText or parseStream the way a caller uses it (all samples
- * kept; summaries only with samples streamed, as ingestion does, sometimes under
- * a size limit; a continuation part), in chunks of any size.
+ * dropped, repeated, swapped, cut, split or joined; fields cut short, columns
+ * swapped; numbers replaced with extremes; indentation lost; bytes flipped; the
+ * file truncated, gzipped, or re-encoded), the format's header followed by
+ * garbage (random bytes, any string, tokens of the format's own vocabulary), and
+ * pure garbage. Each input goes through parseText or parseStream the way a caller
+ * uses it (all samples kept; summaries only with samples streamed, as ingestion
+ * does, sometimes under a size limit; a continuation part), in chunks of any size.
+ *
+ * Two more targets: the sysstat JSON documents of the fixtures (and generated
+ * ones) with values anywhere in them replaced by JSON of any shape
+ * (jsonStructureTarget), and damaged iostat logs cut into parts and stitched
+ * again (parallel.ts, in this thread), which must give what one pass gives.
  *
  * The property: a ParseError with a line and a message, or runs that hold up
  * (checkParse): finite numbers everywhere, counts that add up, lines inside the
- * file. Anything else thrown is a crash.
+ * file; and within CASE_TIME_LIMIT_MS. Anything else thrown (an
+ * InternalParseError, a TypeError) is a crash.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { DISKPERF_METRICS, IOSTAT_METRICS } from '../../../shared/metrics.ts';
 import type { IostatMetric } from '../../../shared/metrics.ts';
-import type { IostatSample, MetricSummary, Run } from '../../../shared/model.ts';
+import type { IostatRun, IostatSample, MetricSummary, ParsedFile, Run } from '../../../shared/model.ts';
 import { ParseError, parseStream, parseText, type StreamResult } from '../../../shared/parsers/index.ts';
+import { parseFileInParallel } from '../../../shared/parsers/parallel.ts';
 import { MAX_WARNINGS } from '../../../shared/parsers/types.ts';
-import { explain, run } from '../../e2e/processes.ts';
+import { explain, run as runProcess } from '../../e2e/processes.ts';
 import { fixtureLogs } from '../fixtures.ts';
-import type { FuzzFinding } from './cases.ts';
+import { fuzzCases, type FuzzFinding, type FuzzRun, type FuzzTarget } from './cases.ts';
 
 // ---------------------------------------------------------------- targets
 
 export interface ParserTarget {
   /** `diskperf`, `iostat solaris`, ... */
   name: string;
-  /** Real logs of the format: what mutations start from, as lines. */
+  /** The inputs it is fuzzed with. */
+  cases(): fc.Arbitrary<ParserCase>;
+  /** Which count of cases.ts applies. */
+  budget: Extract<FuzzTarget, 'parser' | 'parallel'>;
+}
+
+/** Real logs of a format, as lines, and their whitespace-separated tokens (the format's own vocabulary). */
+export interface Seeds {
+  name: string;
   seeds: string[][];
-  /** Whitespace-separated tokens of those logs: the format's own vocabulary. */
   vocabulary: string[];
 }
 
-function target(name: string, files: string[]): ParserTarget {
+function seedsOf(name: string, files: string[]): Seeds {
   const texts = files.map((f) => readFileSync(f, 'utf8'));
   const vocabulary = [...new Set(texts.flatMap((s) => s.split(/\s+/)).filter((t) => t.length > 0 && t.length < 40))].sort();
   return { name, seeds: texts.map((s) => s.split(/\r\n|\r|\n/)), vocabulary };
 }
 
-/** One target per format the parsers read, seeded with every fixture log of it. */
+function fixturesOf(platform: string, json?: boolean): string[] {
+  return fixtureLogs()
+    .filter((l) => l.platform === platform && (json === undefined || l.name.endsWith('.json') === json))
+    .map((l) => l.log);
+}
+
+const JSON_FIXTURES = () => fixturesOf('linux', true);
+
+/** One target per format the parsers read, seeded with every fixture log of it; then the JSON structure and the parallel cuts. */
 export function parserTargets(): ParserTarget[] {
-  const logs = fixtureLogs();
-  const of = (platform: string, json?: boolean) =>
-    logs.filter((l) => l.platform === platform && (json === undefined || l.name.endsWith('.json') === json)).map((l) => l.log);
+  const damaged = (seeds: Seeds): ParserTarget => ({ name: seeds.name, cases: () => parserCaseArb(seeds), budget: 'parser' });
+  const iostatText = seedsOf(PARALLEL_CUTS, [...fixturesOf('solaris'), ...fixturesOf('linux', false), ...fixturesOf('freebsd')]);
   return [
-    target('diskperf', of('irix')),
-    target('iostat solaris', of('solaris')),
-    target('iostat linux', of('linux', false)),
-    target('iostat freebsd', of('freebsd')),
-    target('iostat linux-json', of('linux', true)),
+    damaged(seedsOf('diskperf', fixturesOf('irix'))),
+    damaged(seedsOf('iostat solaris', fixturesOf('solaris'))),
+    damaged(seedsOf('iostat linux', fixturesOf('linux', false))),
+    damaged(seedsOf('iostat freebsd', fixturesOf('freebsd'))),
+    damaged(seedsOf('iostat linux-json', JSON_FIXTURES())),
+    { name: JSON_STRUCTURE, cases: () => jsonStructureCaseArb(JSON_FIXTURES().map((f) => JSON.parse(readFileSync(f, 'utf8')) as unknown)), budget: 'parser' },
+    { name: PARALLEL_CUTS, cases: () => parallelCaseArb(iostatText), budget: 'parallel' },
   ];
 }
+
+/** The target whose inputs are sysstat JSON documents of any shape. */
+export const JSON_STRUCTURE = 'iostat json structure';
+/** The target whose inputs are iostat logs parsed in parts (parallel.ts). */
+export const PARALLEL_CUTS = 'iostat parallel';
 
 // ---------------------------------------------------------------- inputs
 
@@ -81,7 +111,9 @@ type LineEdit =
   | ['join', number]
   | ['number', number, string]
   | ['reindent', number, number]
-  | ['case', number, boolean];
+  | ['case', number, boolean]
+  | ['field-cut', number, number, number]
+  | ['columns', number, number, number, boolean];
 
 type ByteEdit = ['flip', number, number] | ['set', number, number] | ['delete', number] | ['truncate', number];
 
@@ -91,11 +123,13 @@ export interface ParserCase {
   /** What the bytes are, for a counterexample a person can read. */
   how: string;
   bytes: Uint8Array;
-  mode: 'text' | 'samples' | 'ingest' | 'continuation';
+  mode: 'text' | 'samples' | 'ingest' | 'continuation' | 'parallel';
   /** 0: one chunk. */
   chunkSize: number;
   /** A size limit (ingest mode only). */
   maxBytes?: number;
+  /** Parts to cut the file into (parallel mode only). */
+  workers?: number;
 }
 
 const NUMBER_TOKEN = /[-+]?\d+(?:[.,]\d+)?(?:[eE][-+]?\d+)?%?/g;
@@ -173,6 +207,31 @@ function applyLineEdit(lines: string[], edit: LineEdit): void {
       lines[i] = edit[2] ? lines[i]!.toUpperCase() : lines[i]!.toLowerCase();
       return;
     }
+    case 'field-cut': {
+      // One field of a line cut short (`1249.6` -> `12`, `c1t0d0` -> `c1`), the rest of the line kept.
+      const i = at(edit[1]);
+      const fields = lines[i]!.split(/(\s+)/);
+      const words = fields.flatMap((f, k) => (/\S/.test(f) ? [k] : []));
+      if (words.length === 0) return;
+      const k = words[edit[2] % words.length]!;
+      fields[k] = fields[k]!.slice(0, edit[3] % fields[k]!.length);
+      lines[i] = fields.join('');
+      return;
+    }
+    case 'columns': {
+      // Two fields swapped in one line, or in every line (a header and its rows alike).
+      const swap = (line: string) => {
+        const fields = line.split(/(\s+)/);
+        const words = fields.flatMap((f, k) => (/\S/.test(f) ? [k] : []));
+        if (words.length < 2) return line;
+        const [a, b] = [words[edit[2] % words.length]!, words[edit[3] % words.length]!];
+        [fields[a], fields[b]] = [fields[b]!, fields[a]!];
+        return fields.join('');
+      };
+      if (edit[4]) lines.forEach((line, k) => (lines[k] = swap(line)));
+      else lines[at(edit[1])] = swap(lines[at(edit[1])]!);
+      return;
+    }
   }
 }
 
@@ -214,7 +273,7 @@ function wrap(text: string, wrapping: Wrapping, cut: number): Buffer {
 
 const nat = (max = 0x7fffffff) => fc.nat({ max });
 
-function lineEditArb(t: ParserTarget, insertable: fc.Arbitrary<string>): fc.Arbitrary<LineEdit> {
+function lineEditArb(insertable: fc.Arbitrary<string>): fc.Arbitrary<LineEdit> {
   return fc.oneof(
     { weight: 3, arbitrary: fc.tuple(fc.constant('drop' as const), nat()) },
     { weight: 2, arbitrary: fc.tuple(fc.constant('dup' as const), nat(), nat()) },
@@ -227,6 +286,8 @@ function lineEditArb(t: ParserTarget, insertable: fc.Arbitrary<string>): fc.Arbi
     { weight: 4, arbitrary: fc.tuple(fc.constant('number' as const), nat(), fc.constantFrom(...EXTREME_NUMBERS)) },
     { weight: 1, arbitrary: fc.tuple(fc.constant('reindent' as const), nat(), nat()) },
     { weight: 1, arbitrary: fc.tuple(fc.constant('case' as const), nat(), fc.boolean()) },
+    { weight: 2, arbitrary: fc.tuple(fc.constant('field-cut' as const), nat(), nat(), nat()) },
+    { weight: 2, arbitrary: fc.tuple(fc.constant('columns' as const), nat(), nat(), nat(), fc.boolean()) },
   ) as fc.Arbitrary<LineEdit>;
 }
 
@@ -238,7 +299,7 @@ const byteEditArb: fc.Arbitrary<ByteEdit> = fc.oneof(
 ) as fc.Arbitrary<ByteEdit>;
 
 /** A line of the format's own tokens (and extremes, and some noise) in any order. */
-function tokenLineArb(t: ParserTarget): fc.Arbitrary<string> {
+function tokenLineArb(t: Seeds): fc.Arbitrary<string> {
   const token = fc.oneof(
     { weight: 8, arbitrary: fc.constantFrom(...t.vocabulary) },
     { weight: 2, arbitrary: fc.constantFrom(...EXTREME_NUMBERS) },
@@ -252,16 +313,20 @@ const chunkSizeArb = fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight
 
 const modeArb = fc.constantFrom<ParserCase['mode']>('text', 'samples', 'ingest', 'ingest', 'continuation');
 
-/** Inputs for one format: damaged real logs, its header over garbage, and garbage. */
-export function parserCaseArb(t: ParserTarget): fc.Arbitrary<ParserCase> {
+interface Input {
+  how: string;
+  bytes: Buffer;
+}
+
+/** A real log of the format, damaged by up to `maxEdits` line edits, a wrapping and byte edits. */
+function damagedLogArb(t: Seeds, maxEdits = 12): fc.Arbitrary<Input> {
   const line = tokenLineArb(t);
   const insertable = fc.oneof({ weight: 4, arbitrary: line }, { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 80 }) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) });
   const seed = fc.nat({ max: t.seeds.length - 1 });
-
-  const damaged = fc
+  return fc
     .record({
       seed,
-      edits: fc.array(lineEditArb(t, insertable), { maxLength: 12 }),
+      edits: fc.array(lineEditArb(insertable), { maxLength: maxEdits }),
       eol: fc.constantFrom(...LINE_ENDS),
       // gzip costs ten times a plain parse (zlib streams): it comes now and then.
       wrapping: fc.oneof(
@@ -286,6 +351,13 @@ export function parserCaseArb(t: ParserTarget): fc.Arbitrary<ParserCase> {
         bytes: buf,
       };
     });
+}
+
+/** Inputs for one format: damaged real logs, its header over garbage, and garbage. */
+export function parserCaseArb(t: Seeds): fc.Arbitrary<ParserCase> {
+  const line = tokenLineArb(t);
+  const seed = fc.nat({ max: t.seeds.length - 1 });
+  const damaged = damagedLogArb(t);
 
   const headerOverGarbage = fc
     .record({
@@ -325,6 +397,217 @@ export function parserCaseArb(t: ParserTarget): fc.Arbitrary<ParserCase> {
     }));
 }
 
+// ---------------------------------------------------------------- sysstat JSON of any shape
+
+type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+type JsonObject = { [key: string]: JsonValue };
+
+/** Numbers JSON.stringify cannot write (1e400, -0, 30 digits): strings marked to stand in the text as they are. */
+const RAW = '\ue000';
+const rawNumber = (text: string) => `${RAW}${text}${RAW}`;
+const RAW_IN_TEXT = new RegExp(`"${RAW}([^"${RAW}]*)${RAW}"`, 'g');
+const RAW_NUMBERS = ['1e400', '-1e400', '1e308', '-0', '-0.0', '0e0', '1E+2', '5e-324', '1e-400', '123456789012345678901234567890', '9007199254740993', '-1', '-12.5', '0.000000000000000000001'];
+
+/** Keys sysstat prints, and keys that mean something to JavaScript. */
+const JSON_KEYS = ['sysstat', 'hosts', 'nodename', 'sysname', 'release', 'machine', 'number-of-cpus', 'date', 'statistics', 'timestamp', 'avg-cpu', 'disk', 'disk_device', 'r/s', 'w/s', 'rkB/s', 'wkB/s', 'util', 'aqu-sz', 'r_await', '__proto__', 'constructor', 'toString', 'length', ''];
+
+/** Sets a key as data, `__proto__` included (an assignment would set the prototype). */
+function setKey(object: JsonObject, key: string, value: JsonValue): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function objectOf(entries: readonly (readonly [string, JsonValue])[]): JsonObject {
+  const object: JsonObject = {};
+  for (const [key, value] of entries) setKey(object, key, value);
+  return object;
+}
+
+const jsonKeyArb = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...JSON_KEYS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) });
+
+const jsonScalarArb: fc.Arbitrary<JsonValue> = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(...RAW_NUMBERS).map(rawNumber),
+  fc.constantFrom(...EXTREME_NUMBERS),
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 12 }),
+  fc.constantFrom('01/15/2024 10:00:01 AM', '2024-01-15T10:00:01+0100', '15.01.2024 25:00:01', 'sda', 'c1#t1d0', 's\u200bda', '\u001b[2J'),
+);
+
+/** JSON of any shape: scalars, arrays and objects nested a few levels. */
+const jsonValueArb: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue; array: JsonValue[]; object: JsonObject }>((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, jsonScalarArb, tie('array'), tie('object')),
+  array: fc.array(tie('value'), { maxLength: 4 }),
+  object: fc.array(fc.tuple(jsonKeyArb, tie('value')), { maxLength: 4 }).map(objectOf),
+})).value;
+
+/** A small, valid document: hosts of reports of disks, with the fixtures' disk keys. */
+function generatedDocArb(diskKeys: readonly string[]): fc.Arbitrary<JsonValue> {
+  const disk = fc
+    .record({ device: fc.constantFrom('sda', 'sdb', 'nvme0n1', 'dm-0', 'md127'), keys: fc.subarray([...diskKeys], { minLength: 1 }), value: fc.double({ min: 0, max: 1e6, noNaN: true }) })
+    .map(({ device, keys, value }) => objectOf([['disk_device', device], ...keys.map((k, i) => [k, value + i] as const)]));
+  const report = fc.record({ timestamp: fc.constantFrom('01/15/2024 10:00:01 AM', '2024-01-15T10:00:06+0100'), disk: fc.array(disk, { maxLength: 4 }) });
+  const host = fc.record({ nodename: fc.constantFrom('db1', 'h'), sysname: fc.constant('Linux'), 'number-of-cpus': fc.nat(64), statistics: fc.array(report, { maxLength: 4 }) });
+  return fc.array(host, { minLength: 1, maxLength: 3 }).map((hosts) => ({ sysstat: { hosts } }) as JsonValue);
+}
+
+type JsonEditOp = 'replace' | 'delete' | 'wrap' | 'unwrap' | 'duplicate' | 'retype' | 'add-key';
+interface JsonEdit {
+  /** Child picks from the root down: each goes one level deeper while there are children. */
+  path: number[];
+  op: JsonEditOp;
+  value: JsonValue;
+  key: string;
+}
+
+const jsonEditArb: fc.Arbitrary<JsonEdit> = fc.record({
+  path: fc.array(nat(), { maxLength: 10 }),
+  op: fc.constantFrom<JsonEditOp>('replace', 'replace', 'replace', 'delete', 'wrap', 'unwrap', 'duplicate', 'retype', 'add-key'),
+  value: jsonValueArb,
+  key: jsonKeyArb,
+});
+
+type Holder = JsonValue[] | JsonObject;
+
+function childKeys(node: JsonValue): (string | number)[] {
+  if (Array.isArray(node)) return node.map((_, i) => i);
+  if (node !== null && typeof node === 'object') return Object.keys(node);
+  return [];
+}
+
+function childOf(holder: Holder, key: string | number): JsonValue {
+  return (holder as Record<string | number, JsonValue>)[key]!;
+}
+
+function setChild(holder: Holder, key: string | number, value: JsonValue): void {
+  if (Array.isArray(holder)) holder[key as number] = value;
+  else setKey(holder, key as string, value);
+}
+
+/** A number as a string, a numeric string as a number, and so on: the same value, the wrong JSON type. */
+function retyped(node: JsonValue): JsonValue {
+  if (typeof node === 'number') return String(node);
+  if (typeof node === 'string') return /^-?\d+(?:\.\d+)?$/.test(node) ? rawNumber(node) : node.length;
+  if (typeof node === 'boolean') return node ? 1 : 0;
+  if (node === null) return 0;
+  return Array.isArray(node) ? objectOf(node.map((v, i) => [String(i), v] as const)) : Object.values(node);
+}
+
+function applyJsonEdit(root: { doc: JsonValue }, edit: JsonEdit): void {
+  let holder: Holder = root as unknown as JsonObject;
+  let key: string | number = 'doc';
+  for (const pick of edit.path) {
+    const node = childOf(holder, key);
+    const children = childKeys(node);
+    if (children.length === 0) break;
+    holder = node as Holder;
+    key = children[pick % children.length]!;
+  }
+  const node = childOf(holder, key);
+  const isRoot = holder === (root as unknown);
+  switch (edit.op) {
+    case 'replace':
+      return setChild(holder, key, edit.value);
+    case 'delete':
+      if (isRoot) return;
+      if (Array.isArray(holder)) holder.splice(key as number, 1);
+      else delete holder[key as string];
+      return;
+    case 'wrap':
+      return setChild(holder, key, edit.path.length % 2 === 0 ? [node] : objectOf([[edit.key, node]]));
+    case 'unwrap': {
+      const first = childKeys(node)[0];
+      if (first !== undefined) setChild(holder, key, childOf(node as Holder, first));
+      return;
+    }
+    case 'duplicate':
+      if (Array.isArray(holder)) holder.splice(key as number, 0, structuredClone(node));
+      else if (!isRoot) setKey(holder, edit.key, structuredClone(node));
+      return;
+    case 'retype':
+      return setChild(holder, key, retyped(node));
+    case 'add-key':
+      if (Array.isArray(node)) node.push(edit.value);
+      else if (node !== null && typeof node === 'object') setKey(node, edit.key, edit.value);
+      return;
+  }
+}
+
+/** As sysstat prints it: one line per key, a disk object (anything with "disk_device") whole on its line. */
+function sysstatLayout(value: JsonValue, depth = 0): string {
+  const pad = '\t'.repeat(depth + 1);
+  const end = '\t'.repeat(depth);
+  if (value === null || typeof value !== 'object' || (!Array.isArray(value) && Object.hasOwn(value, 'disk_device'))) return JSON.stringify(value);
+  if (Array.isArray(value)) return `[\n${value.map((v) => pad + sysstatLayout(v, depth + 1)).join(',\n')}\n${end}]`;
+  return `{\n${Object.keys(value).map((k) => `${pad}${JSON.stringify(k)}: ${sysstatLayout(value[k]!, depth + 1)}`).join(',\n')}\n${end}}`;
+}
+
+function jsonText(doc: JsonValue, oneLine: boolean): string {
+  return (oneLine ? JSON.stringify(doc) : sysstatLayout(doc)).replace(RAW_IN_TEXT, '$1');
+}
+
+function diskKeysOf(docs: readonly unknown[]): string[] {
+  const keys = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node !== null && typeof node === 'object') {
+      if (Object.hasOwn(node, 'disk_device')) Object.keys(node).forEach((k) => k !== 'disk_device' && keys.add(k));
+      else Object.values(node).forEach(visit);
+    }
+  };
+  docs.forEach(visit);
+  return [...keys].sort();
+}
+
+/**
+ * sysstat JSON documents (the fixtures' and generated ones) with values anywhere
+ * in them replaced by JSON of any shape, deleted, wrapped, unwrapped, repeated or
+ * given the wrong type; printed on one line (the document walk) or as sysstat
+ * prints it (the line-by-line reading).
+ */
+export function jsonStructureCaseArb(fixtureDocs: readonly unknown[]): fc.Arbitrary<ParserCase> {
+  const base = fc.oneof(
+    { weight: 2, arbitrary: fc.nat({ max: fixtureDocs.length - 1 }).map((i) => ({ from: `fixture document ${i}`, doc: structuredClone(fixtureDocs[i]) as JsonValue })) },
+    { weight: 1, arbitrary: generatedDocArb(diskKeysOf(fixtureDocs)).map((doc) => ({ from: `generated document ${JSON.stringify(doc).slice(0, 200)}`, doc })) },
+  );
+  return fc
+    .record({ base, edits: fc.array(jsonEditArb, { minLength: 1, maxLength: 6 }), oneLine: fc.boolean(), mode: modeArb, chunkSize: chunkSizeArb })
+    .map(({ base: { from, doc }, edits, oneLine, mode, chunkSize }) => {
+      const root = { doc: structuredClone(doc) };
+      for (const edit of edits) applyJsonEdit(root, edit);
+      const text = jsonText(root.doc, oneLine);
+      return {
+        get how() {
+          return `${from}, edits ${JSON.stringify(edits)}, ${oneLine ? 'on one line' : 'as sysstat prints it'}: ${text.slice(0, 2000)}`;
+        },
+        bytes: Buffer.from(text, 'utf8'),
+        mode,
+        chunkSize,
+      };
+    });
+}
+
+// ---------------------------------------------------------------- parallel cuts
+
+/**
+ * Damaged iostat logs of every platform, a few of them end to end (more reports,
+ * more places to cut), parsed in 2-6 parts (parallel.ts) and compared with one pass.
+ */
+export function parallelCaseArb(t: Seeds): fc.Arbitrary<ParserCase> {
+  // Fewer edits than elsewhere: a log damaged all over is rarely cut at all.
+  return fc.record({ input: damagedLogArb(t, 4), copies: fc.integer({ min: 1, max: 4 }), workers: fc.integer({ min: 2, max: 6 }) }).map(({ input, copies, workers }) => ({
+    get how() {
+      return `${input.how}, ${copies} times over, in ${workers} parts`;
+    },
+    bytes: Buffer.concat(Array.from({ length: copies }, () => input.bytes)),
+    mode: 'parallel' as const,
+    chunkSize: 0,
+    workers,
+  }));
+}
+
 // ---------------------------------------------------------------- the property
 
 /** What a parse gave: its runs, the samples streamed, and the driver's counts. */
@@ -346,6 +629,7 @@ function chunksOf(bytes: Uint8Array, size: number): Buffer[] {
 export async function parseCase(c: ParserCase): Promise<ParseOutcome> {
   const runs: Run[] = [];
   const streamed = new Map<string, IostatSample[]>();
+  if (c.mode === 'parallel') return parseInParts(c);
   if (c.mode === 'text') {
     const parsed = await parseText(Buffer.from(c.bytes).toString('utf8'), 'fuzz.txt');
     return { runs: parsed.runs, streamed, result: { lines: parsed.lines, runs: parsed.runs.length } };
@@ -372,6 +656,62 @@ export async function parseCase(c: ParserCase): Promise<ParseOutcome> {
 
 class Violation extends Error {
   override readonly name = 'Violation';
+}
+
+let scratch: string | undefined;
+
+/** A file of these bytes (parallel.ts reads files), in a folder removed when the process ends. */
+function scratchFile(bytes: Uint8Array): string {
+  if (scratch === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'benchdrop-fuzz-parts-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    scratch = join(dir, 'log.txt');
+  }
+  writeFileSync(scratch, bytes);
+  return scratch;
+}
+
+/**
+ * The case cut into parts and stitched (in this thread), and parsed in one pass
+ * (summaries only, as parseFile does both): the one-pass outcome, once the two
+ * are found to agree.
+ */
+async function parseInParts(c: ParserCase): Promise<ParseOutcome> {
+  const path = scratchFile(c.bytes);
+  const inParts = await parseFileInParallel(path, { source: 'fuzz.txt', workers: c.workers ?? 2, minBytes: 0, inThisThread: true });
+  const runs: Run[] = [];
+  let result: StreamResult;
+  try {
+    result = await parseStream([Buffer.from(c.bytes)], { source: 'fuzz.txt', keepSamples: false, onRun: (run) => runs.push(run) });
+  } catch (error) {
+    if (inParts !== undefined && error instanceof ParseError) throw new Violation(`the parts parsed, one pass says: ${error.message}`);
+    throw error;
+  }
+  if (inParts !== undefined) sameAsOnePass(inParts, runs, result.lines);
+  return { runs, streamed: new Map(), result };
+}
+
+const close = (a: number, b: number) => Math.abs(a - b) <= Math.max(1e-9, Math.abs(b) * 1e-6);
+
+/** What parallel.ts promises: the runs of one pass, summaries equal but for rounding. */
+function sameAsOnePass(inParts: ParsedFile, runs: readonly Run[], lines: number): void {
+  must(inParts.lines === lines, `in parts: ${inParts.lines} lines, one pass ${lines}`);
+  must(inParts.runs.length === runs.length, `in parts: ${inParts.runs.length} runs, one pass ${runs.length}`);
+  inParts.runs.forEach((part, i) => {
+    const whole = runs[i]! as IostatRun;
+    const run = part as IostatRun;
+    const where = `run ${i}`;
+    must(run.format === whole.format && run.startLine === whole.startLine && run.endLine === whole.endLine && run.reports === whole.reports, `${where}: in parts ${run.format} lines ${run.startLine}-${run.endLine}, ${run.reports} reports; one pass ${whole.format} lines ${whole.startLine}-${whole.endLine}, ${whole.reports} reports`);
+    must(JSON.stringify(run.series.map((s) => [s.device, s.sampleCount])) === JSON.stringify(whole.series.map((s) => [s.device, s.sampleCount])), `${where}: series in parts ${JSON.stringify(run.series.map((s) => [s.device, s.sampleCount]))}, one pass ${JSON.stringify(whole.series.map((s) => [s.device, s.sampleCount]))}`);
+    run.series.forEach((s, k) => {
+      const w = whole.series[k]!;
+      for (const metric of IOSTAT_METRICS) {
+        const [a, b] = [s.summary[metric], w.summary[metric]];
+        const same = a === undefined ? b === undefined : b !== undefined && a.count === b.count && close(a.mean, b.mean) && close(a.min, b.min) && close(a.max, b.max) && close(a.stddev, b.stddev);
+        must(same, `${where} ${JSON.stringify(s.device)} ${metric}: in parts ${JSON.stringify(a)}, one pass ${JSON.stringify(b)}`);
+      }
+    });
+  });
 }
 
 function must(condition: boolean, what: string): asserts condition {
@@ -445,6 +785,8 @@ export function checkParse(outcome: ParseOutcome, c: Pick<ParserCase, 'mode'>): 
         must((IOSTAT_METRICS as readonly string[]).includes(metric), `${at}: summary of ${metric}`);
         checkSummary(summary, s.sampleCount, `${at} ${metric}`);
       }
+      // Summaries only: the samples were neither kept nor streamed.
+      if (c.mode === 'parallel') continue;
       const samples = c.mode === 'ingest' ? (streamed.get(`${run.index}\u0000${s.device}`) ?? []) : s.samples;
       must(samples !== undefined && samples.length === s.sampleCount, `${at}: ${samples?.length} samples given, sampleCount ${s.sampleCount}`);
       let previous = -1;
@@ -476,24 +818,30 @@ export function checkParse(outcome: ParseOutcome, c: Pick<ParserCase, 'mode'>): 
   });
 }
 
-/** The property for one case: a ParseError (with a line and a message) or a parse that holds up. */
+/**
+ * No case takes longer: inputs are at most some 100 KB, which a parse reads in
+ * milliseconds, so a case this slow is a parser gone quadratic (or a loop).
+ */
+export const CASE_TIME_LIMIT_MS = 2000;
+
+/** The property for one case: a ParseError (with a line and a message) or a parse that holds up, in time. */
 export async function parserHoldsUp(c: ParserCase): Promise<void> {
-  let outcome: ParseOutcome;
+  const started = performance.now();
+  let outcome: ParseOutcome | undefined;
   try {
     outcome = await parseCase(c);
   } catch (error) {
-    if (error instanceof ParseError) {
-      must(Number.isInteger(error.line) && error.line >= 0 && error.message.length > 0, `ParseError without a line or message: ${error.message}`);
-      return;
-    }
-    throw error;
+    if (!(error instanceof ParseError)) throw error;
+    must(Number.isInteger(error.line) && error.line >= 0 && error.message.length > 0, `ParseError without a line or message: ${error.message}`);
   }
-  checkParse(outcome, c);
+  const ms = performance.now() - started;
+  must(ms <= CASE_TIME_LIMIT_MS, `the case took ${ms.toFixed(0)} ms (at most ${CASE_TIME_LIMIT_MS}) for ${c.bytes.length} bytes`);
+  if (outcome !== undefined) checkParse(outcome, c);
 }
 
 /** fast-check's property for a target, with the case described in any counterexample. */
 export function parserProperty(t: ParserTarget) {
-  return fc.asyncProperty(parserCaseArb(t), async (c) => {
+  return fc.asyncProperty(t.cases(), async (c) => {
     try {
       await parserHoldsUp(c);
     } catch (error) {
@@ -504,19 +852,21 @@ export function parserProperty(t: ParserTarget) {
 }
 
 /**
- * Every parser target fuzzed in processes of their own, `concurrency` at a time
- * (test/support/fuzz/parser-process.ts): the findings in target order.
+ * Parser targets (by name) fuzzed in processes of their own, `concurrency` at a
+ * time (test/support/fuzz/parser-process.ts), each with its count of `run`: the
+ * findings in the order of `names`.
  */
-export async function fuzzParsersInProcesses(cases: number, concurrency: number, timeoutMs: number): Promise<FuzzFinding[]> {
-  const targets = parserTargets().map((t) => t.name);
+export async function fuzzParsersInProcesses(names: readonly string[], run: FuzzRun, concurrency: number, timeoutMs: number): Promise<FuzzFinding[]> {
+  const targets = parserTargets().filter((t) => names.includes(t.name));
   const findings: FuzzFinding[] = [];
   let next = 0;
   const worker = async () => {
     while (next < targets.length) {
       const i = next++;
-      const ran = await run(process.execPath, ['--import', 'tsx', PARSER_PROCESS, targets[i]!, String(cases)], { timeoutMs });
+      const t = targets[i]!;
+      const ran = await runProcess(process.execPath, ['--import', 'tsx', PARSER_PROCESS, t.name, String(fuzzCases(run, t.budget))], { timeoutMs });
       const line = ran.stdout.trim().split('\n').at(-1) ?? '';
-      if (ran.code !== 0 || !line.startsWith('{')) throw new Error(`fuzzing ${targets[i]} in its own process failed\n${explain(ran)}`);
+      if (ran.code !== 0 || !line.startsWith('{')) throw new Error(`fuzzing ${t.name} in its own process failed (a hang ends at ${timeoutMs / 1000} s)\n${explain(ran)}`);
       findings[i] = JSON.parse(line) as FuzzFinding;
     }
   };
