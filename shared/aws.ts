@@ -82,3 +82,10 @@ export function createDocumentClient(options: ClientOptions = optionsFromEnv()):
   // Whole numbers beyond 2^53 (a file size, a counter in a log) are stored as the nearest double, not refused with an exception.
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true, allowImpreciseNumbers: true } });
 }
+
+/** The table a function works on, from its environment: its name and a client. */
+export function storeFromEnv(env: NodeJS.ProcessEnv = process.env, maxAttempts?: number): { db: DynamoDBDocumentClient; tableName: string } {
+  const tableName = env[ENV.tableName];
+  if (!tableName) throw new Error(`${ENV.tableName} is not set`);
+  return { db: createDocumentClient({ ...optionsFromEnv(env), ...(maxAttempts !== undefined ? { maxAttempts } : {}) }), tableName };
+}

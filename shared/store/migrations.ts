@@ -5,7 +5,7 @@
  */
 import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { devicePk, deviceSk, RUN_META_SK } from './keys.ts';
-import type { Store } from './objects.ts';
+import type { Store } from './store.ts';
 import { deviceItem, packSeriesMeans, type StoredSeries } from './records.ts';
 
 /**

@@ -1,72 +1,13 @@
 /**
- * Upload records and the per-key pointer to the current version: the
- * conditional writes that make ingestion idempotent and order versions by their
- * S3 sequencer (dynalite has no transactions, so each step is one conditional write).
+ * The per-key pointer to the current version: the conditional writes that order
+ * versions by their S3 sequencer and keep the versions whose runs are still to
+ * be removed (dynalite has no transactions, so each step is one conditional write).
+ * Upload records are in uploads.ts, run removal in removal.ts.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { INDEXES } from '../table.ts';
-import { BatchWriter } from './batch.ts';
-import { devicePk, DEVICES_PK, objectPk, OBJECT_SK, runPk, RUN_META_SK, sortableSequencer, statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
-import { changeStamp, uploadRecord, type ObjectRef, type UploadRecord, type UploadStatus } from './records.ts';
-
-export interface Store {
-  db: DynamoDBDocumentClient;
-  tableName: string;
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException';
-}
-
-/**
- * Mark a version `processing`, unless it was already finished (a duplicate or
- * replayed event): returns false then, and nothing is written.
- */
-export async function claimUpload(store: Store, object: ObjectRef, now: string): Promise<boolean> {
-  try {
-    await store.db.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: uploadRecord(object, 'processing', {}, now),
-        ConditionExpression: 'attribute_not_exists(pk) OR #status = :processing',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':processing': 'processing' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
-/** Write the final record of a version: ready or failed, with what a person needs to know. */
-export async function finishUpload(store: Store, object: ObjectRef, status: UploadStatus, fields: Partial<UploadRecord>, now: string): Promise<UploadRecord> {
-  const previous = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: uploadPk(object.bucket, object.key), sk: uploadSk(object.version) } }));
-  const createdAt = (previous.Item as UploadRecord | undefined)?.createdAt ?? now;
-  const record = uploadRecord(object, status, { ...fields, createdAt }, now);
-  await store.db.send(new PutCommand({ TableName: store.tableName, Item: record }));
-  return record;
-}
-
-/** Set the status of an existing record (a version whose key was deleted). */
-export async function setUploadStatus(store: Store, bucket: string, key: string, version: string, status: UploadStatus, message: string, now: string): Promise<void> {
-  try {
-    await store.db.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: { pk: uploadPk(bucket, key), sk: uploadSk(version) },
-        UpdateExpression: 'SET #status = :status, #message = :message, updatedAt = :now, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#status': 'status', '#message': 'message' },
-        ExpressionAttributeValues: { ':status': status, ':message': message, ':now': now, ':gsi2pk': statusPk(status), ':gsi2sk': statusSk(now, bucket, key, version) },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-}
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { objectPk, OBJECT_SK, sortableSequencer } from './keys.ts';
+import type { ObjectRef } from './records.ts';
+import { isConditionFailure, type Store } from './store.ts';
 
 /** A version whose runs are to be removed (its runs are ids 0..runCount-1, see keys.runIdsOf). */
 export interface VersionRuns {
@@ -138,100 +79,6 @@ export async function finishPending(store: Store, object: ObjectRef): Promise<vo
         ConditionExpression: 'version = :version AND sequencer = :sequencer',
         ExpressionAttributeValues: { ':none': [], ':version': object.version, ':sequencer': sortableSequencer(object.sequencer) },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-}
-
-/**
- * Every item of these runs, deleted run by run: first the device labels that only
- * these runs use leave the DEVICES list, then the META item (so a half-deleted run
- * is already invisible), then the labels still listed get a new change stamp
- * (`at` and the run), then the rest. Labels go first because the run's index
- * entries are what name them: a function that died after deleting the entries
- * would leave its labels listed for good, as no retry could find them again;
- * dying after the labels only leaves whole runs unlisted until the retry.
- */
-export async function deleteRuns(store: Store, runIds: readonly string[], at: string): Promise<number> {
-  const writer = new BatchWriter(store.db, store.tableName);
-  const deleting = new Set(runIds);
-  for (const id of runIds) {
-    const keys: { pk: string; sk: string }[] = [];
-    const labels = new Set<string>();
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await store.db.send(
-        new QueryCommand({
-          TableName: store.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': runPk(id) },
-          ProjectionExpression: 'pk, sk, gsi1pk',
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        keys.push({ pk: item['pk'] as string, sk: item['sk'] as string });
-        const indexed = item['gsi1pk'] as string | undefined;
-        if (indexed?.startsWith('DEVICE#')) labels.add(indexed.slice('DEVICE#'.length));
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    for (const label of labels) await forgetLabelIfUnused(store, label, deleting);
-    for (const key of keys) if (key.sk === RUN_META_SK) writer.delete(key);
-    await writer.flush();
-    // The run is gone for readers: answers kept for its labels are stale from now on.
-    for (const label of labels) await stampLabelChange(store, label, changeStamp(at, id));
-    for (const key of keys) if (key.sk !== RUN_META_SK) writer.delete(key);
-    await writer.flush();
-  }
-  return writer.written;
-}
-
-/** A new change stamp on a label still listed (DeviceItem.changed); nothing for a label already dropped. */
-async function stampLabelChange(store: Store, label: string, stamp: string): Promise<void> {
-  try {
-    await store.db.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: { pk: DEVICES_PK, sk: label },
-        UpdateExpression: 'SET changed = :stamp',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':stamp': stamp },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-}
-
-/** Drop a label from DEVICES unless a run other than `leaving` is indexed under it. */
-async function forgetLabelIfUnused(store: Store, label: string, leaving: ReadonlySet<string>): Promise<void> {
-  const entry = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label } }));
-  const seen = entry.Item?.['lastSeen'] as string | undefined;
-  if (seen === undefined) return;
-  // The entries of the runs being deleted are still there: read past them to any other. A run has at
-  // most one entry per label, so the first page of leaving.size + 1 holds another if there is one.
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        IndexName: INDEXES.byDevice.name,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': devicePk(label) },
-        ProjectionExpression: 'runId',
-        Limit: leaving.size + 1,
-        ExclusiveStartKey: start,
-      }),
-    );
-    if ((page.Items ?? []).some((item) => !leaving.has(item['runId'] as string))) return;
-    start = page.LastEvaluatedKey;
-  } while (start);
-  try {
-    // Unless an upload saw the label again meanwhile.
-    await store.db.send(
-      new DeleteCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label }, ConditionExpression: 'lastSeen = :seen', ExpressionAttributeValues: { ':seen': seen } }),
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;

@@ -43,6 +43,12 @@ export interface UploadRecord extends ObjectRef {
   device?: string;
   tags?: Record<string, string>;
   warnings?: number;
+  /** Processing: the delivery that holds the version (shared/store/uploads.ts). */
+  claim?: string;
+  /** Processing: runs whose items may exist (ids 0..startedRuns-1), to remove if it fails. */
+  startedRuns?: number;
+  /** Processing: the last transient error a delivery met, for the dead-letter handler to report. */
+  lastError?: string;
   createdAt: string;
   updatedAt: string;
   gsi2pk: string;

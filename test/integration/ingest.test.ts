@@ -143,6 +143,8 @@ describe('the four sample logs', () => {
       sk: uploadSk(up.version),
       type: 'upload',
       status: 'ready',
+      // The delivery that ended it (shared/store/uploads.ts).
+      claim: expect.stringMatching(/^[0-9a-f-]{36}$/),
       bucket: env.bucket,
       key: up.key,
       version: up.version,

@@ -220,7 +220,7 @@ function normalise<T>(value: T): T {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return v.replace(CLOCK, (t) => (Date.parse(t) >= startedAt - 1000 && Date.parse(t) <= until ? '<clock>' : t));
     if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'changed' && typeof x === 'string' ? '<stamp>' : walk(x)]));
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, (k === 'changed' || k === 'claim') && typeof x === 'string' ? '<stamp>' : walk(x)]));
     return v;
   };
   return walk(value) as T;

@@ -1,0 +1,155 @@
+/**
+ * Removing runs in steps that survive being cut off: each page of a run's items
+ * is removed whole (its labels settled, then the items deleted), so a step that
+ * stops at a deadline, or dies, leaves only what is still to do, and the next
+ * step reads just that. Nothing done is ever redone.
+ *
+ * Order per run: the labels only this run uses leave the DEVICES list, then the
+ * META item goes (the run is invisible from then on), then the labels still
+ * listed get a new change stamp, then the rest of the run's items, page by page,
+ * each page's labels settled the same way before the page is deleted. Labels go
+ * before the items that name them: a step that died after deleting the items
+ * would leave their labels listed for good, as no later step could find them.
+ */
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { INDEXES } from '../table.ts';
+import { BatchWriter } from './batch.ts';
+import { devicePk, DEVICES_PK, runPk, RUN_META_SK } from './keys.ts';
+import { changeStamp } from './records.ts';
+import { isConditionFailure, type Store } from './store.ts';
+
+/** Items of a run read and removed per step of work. */
+const PAGE_ITEMS = 500;
+/** Label checks (a Get, a Query, a Delete or an Update each) in flight at once. */
+const LABEL_CONCURRENCY = 16;
+
+/** When a removal must stop and leave the rest for a continuation. */
+export interface Deadline {
+  /** True once there is no time left for another page (checked after each page). */
+  passed(): boolean;
+}
+
+export const NO_DEADLINE: Deadline = { passed: () => false };
+
+export interface Removal {
+  /** Items deleted (labels not counted). */
+  removed: number;
+  /** False when the deadline stopped it: call again to go on. */
+  done: boolean;
+}
+
+/** Remove every item of these runs, or as much as the deadline allows. */
+export async function deleteRuns(store: Store, runIds: readonly string[], at: string, deadline: Deadline = NO_DEADLINE): Promise<Removal> {
+  const leaving = new Set(runIds);
+  let removed = 0;
+  for (const [i, id] of runIds.entries()) {
+    const step = await deleteRun(store, id, leaving, at, deadline);
+    removed += step.removed;
+    // Stop only after work: a step that found nothing left of a run goes on to the next.
+    if (!step.done || (i < runIds.length - 1 && step.removed > 0 && deadline.passed())) return { removed, done: false };
+  }
+  return { removed, done: true };
+}
+
+async function deleteRun(store: Store, runId: string, leaving: ReadonlySet<string>, at: string, deadline: Deadline): Promise<Removal> {
+  const writer = new BatchWriter(store.db, store.tableName);
+  const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK }, ProjectionExpression: 'pk, sk, gsi1pk', ConsistentRead: true }));
+  if (meta.Item !== undefined) {
+    const labels = labelsOf([meta.Item]);
+    await forEachLimited(labels, (label) => forgetLabelIfUnused(store, label, leaving));
+    writer.delete({ pk: runPk(runId), sk: RUN_META_SK });
+    await writer.flush();
+    // The run is gone for readers: answers kept for its labels are stale from now on.
+    await forEachLimited(labels, (label) => stampLabelChange(store, label, changeStamp(at, runId)));
+  }
+  // A page at least per call, then only while there is time: every step gets somewhere.
+  for (;;) {
+    const page = await store.db.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': runPk(runId) },
+        ProjectionExpression: 'pk, sk, gsi1pk',
+        Limit: PAGE_ITEMS,
+        ConsistentRead: true,
+      }),
+    );
+    const items = page.Items ?? [];
+    if (items.length === 0) return { removed: writer.written, done: true };
+    const labels = labelsOf(items);
+    await forEachLimited(labels, (label) => forgetLabelIfUnused(store, label, leaving));
+    await forEachLimited(labels, (label) => stampLabelChange(store, label, changeStamp(at, runId)));
+    for (const item of items) writer.delete({ pk: item['pk'] as string, sk: item['sk'] as string });
+    await writer.flush();
+    if (page.LastEvaluatedKey === undefined) return { removed: writer.written, done: true };
+    if (deadline.passed()) return { removed: writer.written, done: false };
+  }
+}
+
+/** The device labels items are indexed under (byDevice). */
+function labelsOf(items: readonly Record<string, unknown>[]): string[] {
+  const labels = new Set<string>();
+  for (const item of items) {
+    const indexed = item['gsi1pk'] as string | undefined;
+    if (indexed?.startsWith(devicePk(''))) labels.add(indexed.slice(devicePk('').length));
+  }
+  return [...labels];
+}
+
+async function forEachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(LABEL_CONCURRENCY, items.length) }, worker));
+}
+
+/** A new change stamp on a label still listed (DeviceItem.changed); nothing for a label already dropped. */
+async function stampLabelChange(store: Store, label: string, stamp: string): Promise<void> {
+  try {
+    await store.db.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: { pk: DEVICES_PK, sk: label },
+        UpdateExpression: 'SET changed = :stamp',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':stamp': stamp },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** Drop a label from DEVICES unless a run other than `leaving` is indexed under it. */
+async function forgetLabelIfUnused(store: Store, label: string, leaving: ReadonlySet<string>): Promise<void> {
+  const entry = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label } }));
+  const seen = entry.Item?.['lastSeen'] as string | undefined;
+  if (seen === undefined) return;
+  // The entries of the runs being deleted are still there: read past them to any other. A run has at
+  // most one entry per label, so the first page of leaving.size + 1 holds another if there is one.
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        IndexName: INDEXES.byDevice.name,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': devicePk(label) },
+        ProjectionExpression: 'runId',
+        Limit: leaving.size + 1,
+        ExclusiveStartKey: start,
+      }),
+    );
+    if ((page.Items ?? []).some((item) => !leaving.has(item['runId'] as string))) return;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  try {
+    // Unless an upload saw the label again meanwhile.
+    await store.db.send(
+      new DeleteCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label }, ConditionExpression: 'lastSeen = :seen', ExpressionAttributeValues: { ':seen': seen } }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}

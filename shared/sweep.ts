@@ -1,0 +1,66 @@
+/**
+ * The sweeper: ends every `processing` record no delivery can still finish.
+ * A delivery notes its progress at least every minute, and a message is
+ * delivered at most INGEST_LIMITS.maxReceiveCount times of at most the
+ * function timeout each: a record older than that (STUCK_AFTER_MS) belongs to a
+ * delivery that died (crash, timeout, out of memory) and a message that is gone.
+ * It is ended `failed`, its partial items removed (shared/ingest/ending.ts).
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { STUCK_AFTER_MS } from './config.ts';
+import { nowOf, STOP_BEFORE_MS, type SettleDeps } from './ingest/deps.ts';
+import { endAbandoned } from './ingest/ending.ts';
+import { statusPk } from './store/keys.ts';
+import type { UploadRecord } from './store/records.ts';
+import { INDEXES } from './table.ts';
+
+export interface SweepOptions {
+  /** Age past which a `processing` record is stuck (default STUCK_AFTER_MS). */
+  olderThanMs?: number;
+}
+
+export interface Sweep {
+  /** Records found past their time. */
+  overdue: number;
+  /** Of those, ended `failed` with their items removed. */
+  ended: number;
+  /** Of those, left to a continuation message (their removal goes on). */
+  continued: number;
+}
+
+export async function sweepStuckUploads(deps: SettleDeps, options: SweepOptions = {}): Promise<Sweep> {
+  const olderThanMs = options.olderThanMs ?? STUCK_AFTER_MS;
+  const cutoff = new Date(Date.parse(nowOf(deps)) - olderThanMs).toISOString();
+  // Between records, not within one: a record's removal that is cut off resumes at its next sweep.
+  const outOfTime = () => deps.remainingMs !== undefined && deps.remainingMs() < STOP_BEFORE_MS;
+  const sweep: Sweep = { overdue: 0, ended: 0, continued: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        IndexName: INDEXES.byStatus.name,
+        // gsi2sk starts with updatedAt (keys.statusSk): older records sort first.
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
+        ExpressionAttributeValues: { ':pk': statusPk('processing'), ':cutoff': cutoff },
+        ExclusiveStartKey: start,
+        Limit: 100,
+      }),
+    );
+    for (const record of (page.Items ?? []) as UploadRecord[]) {
+      sweep.overdue++;
+      const ended = await endAbandoned(deps, record, { status: 'failed', message: stuckMessage(record, olderThanMs), line: 0 });
+      if (ended === 'ended') sweep.ended++;
+      if (ended === 'continued') sweep.continued++;
+      if (outOfTime()) return sweep;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return sweep;
+}
+
+function stuckMessage(record: UploadRecord, olderThanMs: number): string {
+  const minutes = Math.round(olderThanMs / 60_000);
+  const last = record.lastError ? `; the last error was: ${record.lastError}` : '';
+  return `${record.key}: ingest did not finish within ${minutes} minutes (the function crashed, timed out or ran out of memory)${last}; its partial runs were removed: upload the file again`;
+}
