@@ -46,10 +46,18 @@ export class LabSettingsError extends Error {
 export type ContextReader = (key: string) => unknown;
 
 /** The context keys this app reads, besides CDK's own. */
-export const CONTEXT_KEYS = ['lab', 'maxUploadMB', 'noncurrentVersionDays', 'alarmEmail', 'retainData', 'deletionProtection', 'apiRateLimit', 'apiBurstLimit'] as const;
+export const CONTEXT_KEYS = ['lab', 'maxUploadMB', 'maxSeriesPerFile', 'noncurrentVersionDays', 'alarmEmail', 'retainData', 'deletionProtection', 'apiRateLimit', 'apiBurstLimit'] as const;
 
 /** Largest accepted maxUploadMB: S3's 5 TB object limit. */
 const MAX_UPLOAD_MB_LIMIT = 5_000_000;
+/**
+ * Largest accepted maxSeriesPerFile: ten times the default. The limit is what keeps
+ * one file's series within the ingest function's memory, which the stack fixes
+ * (INGEST.memoryMB) rather than the lab; a cap far above the default would trade an
+ * upload failed with a reason for one killed out of memory, so it is a bound on the
+ * knob, not a measured capacity.
+ */
+const MAX_SERIES_PER_FILE_LIMIT = 10 * LAB_DEFAULTS.maxSeriesPerFile;
 /** Largest accepted noncurrentVersionDays: a century is plenty and keeps the number sane. */
 const NONCURRENT_DAYS_LIMIT = 36_500;
 /**
@@ -104,6 +112,7 @@ export function parseLabName(raw: unknown): string {
 export function parseLabSettings(read: ContextReader): StackSettings {
   const lab = parseLabName(read('lab'));
   const maxUploadMB = integerSetting(read, 'maxUploadMB', LAB_DEFAULTS.maxUploadMB, 1, MAX_UPLOAD_MB_LIMIT, 'MB');
+  const maxSeriesPerFile = integerSetting(read, 'maxSeriesPerFile', LAB_DEFAULTS.maxSeriesPerFile, 1, MAX_SERIES_PER_FILE_LIMIT, 'series');
   const noncurrentVersionDays = integerSetting(read, 'noncurrentVersionDays', LAB_DEFAULTS.noncurrentVersionDays, 1, NONCURRENT_DAYS_LIMIT, 'days');
 
   let alarmEmail: string | undefined;
@@ -135,6 +144,7 @@ export function parseLabSettings(read: ContextReader): StackSettings {
   return {
     lab,
     maxUploadMB,
+    maxSeriesPerFile,
     noncurrentVersionDays,
     ...(alarmEmail ? { alarmEmail } : {}),
     retainData,

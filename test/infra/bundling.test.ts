@@ -17,7 +17,12 @@ import { CREDENTIAL_PROVIDERS_UNUSED_IN_LAMBDA, lambdaEsbuildOptions } from '../
 import { ENV } from '../../shared/config.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const HANDLERS = { ingest: 'functions/ingest/handler.ts', api: 'functions/api/handler.ts' } as const;
+const HANDLERS = {
+  ingest: 'functions/ingest/handler.ts',
+  api: 'functions/api/handler.ts',
+  'dead-letter': 'functions/dead-letter/handler.ts',
+  sweeper: 'functions/sweeper/handler.ts',
+} as const;
 const work = mkdtempSync(join(tmpdir(), 'benchdrop-bundling-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LAB_DEFAULTS } from '../../shared/config.ts';
 import { buildLab } from '../../infra/lab.ts';
-import { API_DEFAULTS, LabSettingsError, labSettings, stackNameOf } from '../../infra/settings.ts';
+import { API_DEFAULTS, CONTEXT_KEYS, LabSettingsError, labSettings, parseLabSettings, stackNameOf } from '../../infra/settings.ts';
 import { buildTestLab, testApp } from './synth.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -35,9 +35,9 @@ describe('lab settings', () => {
   });
 
   it('reads command-line strings and cdk.json values alike', () => {
-    const expected = { lab: 'lab-2', maxUploadMB: 200, noncurrentVersionDays: 30, alarmEmail: 'ops@example.org', retainData: false, deletionProtection: false, apiRateLimit: 20, apiBurstLimit: 40 };
-    expect(labSettings({ lab: 'lab-2', maxUploadMB: '200', noncurrentVersionDays: '30', alarmEmail: 'ops@example.org', retainData: 'false', deletionProtection: 'FALSE', apiRateLimit: '20', apiBurstLimit: ' 40 ' })).toEqual(expected);
-    expect(labSettings({ lab: 'lab-2', maxUploadMB: 200, noncurrentVersionDays: 30, alarmEmail: ' ops@example.org ', retainData: false, deletionProtection: false, apiRateLimit: 20, apiBurstLimit: 40 })).toEqual(expected);
+    const expected = { lab: 'lab-2', maxUploadMB: 200, maxSeriesPerFile: 5000, noncurrentVersionDays: 30, alarmEmail: 'ops@example.org', retainData: false, deletionProtection: false, apiRateLimit: 20, apiBurstLimit: 40 };
+    expect(labSettings({ lab: 'lab-2', maxUploadMB: '200', maxSeriesPerFile: '5000', noncurrentVersionDays: '30', alarmEmail: 'ops@example.org', retainData: 'false', deletionProtection: 'FALSE', apiRateLimit: '20', apiBurstLimit: ' 40 ' })).toEqual(expected);
+    expect(labSettings({ lab: 'lab-2', maxUploadMB: 200, maxSeriesPerFile: 5000, noncurrentVersionDays: 30, alarmEmail: ' ops@example.org ', retainData: false, deletionProtection: false, apiRateLimit: 20, apiBurstLimit: 40 })).toEqual(expected);
     // `-c alarmEmail=` (empty) means unset.
     expect(labSettings({ lab: 'x', alarmEmail: '', maxUploadMB: '', apiRateLimit: '' })).toEqual({ lab: 'x', ...LAB_DEFAULTS, ...API_DEFAULTS });
     expect(labSettings({ lab: 'x', deletionProtection: 'false' }).retainData).toBe(true);
@@ -70,6 +70,12 @@ describe('lab settings', () => {
     ['maxUploadMB', '1e3'],
     ['maxUploadMB', 1.5],
     ['maxUploadMB', '5000001'],
+    ['maxSeriesPerFile', '0'],
+    ['maxSeriesPerFile', '-1'],
+    ['maxSeriesPerFile', '2.5'],
+    ['maxSeriesPerFile', 'many'],
+    ['maxSeriesPerFile', 200_001],
+    ['maxSeriesPerFile', false],
     ['noncurrentVersionDays', '0'],
     ['noncurrentVersionDays', 'ninety'],
     ['noncurrentVersionDays', true],
@@ -96,6 +102,23 @@ describe('lab settings', () => {
     expect(labSettings({ lab: 'alpha', apiRateLimit: '1', apiBurstLimit: '1' })).toMatchObject({ apiRateLimit: 1, apiBurstLimit: 1 });
     expect(labSettings({ lab: 'alpha', apiRateLimit: 10_000, apiBurstLimit: 5_000 })).toMatchObject({ apiRateLimit: 10_000, apiBurstLimit: 5_000 });
     expect(errorOf({ lab: 'alpha', apiRateLimit: '0' }).message).toBe('context value apiRateLimit=\'0\' is invalid: expected a whole number of requests per second from 1 to 10000 (default 50)');
+  });
+
+  it('accepts maxSeriesPerFile from 1 to ten times its default of 20,000', () => {
+    expect(LAB_DEFAULTS.maxSeriesPerFile).toBe(20_000);
+    expect(labSettings({ lab: 'alpha', maxSeriesPerFile: '1' }).maxSeriesPerFile).toBe(1);
+    expect(labSettings({ lab: 'alpha', maxSeriesPerFile: 200_000 }).maxSeriesPerFile).toBe(200_000);
+    expect(errorOf({ lab: 'alpha', maxSeriesPerFile: '200001' }).message).toBe("context value maxSeriesPerFile='200001' is invalid: expected a whole number of series from 1 to 200000 (default 20000)");
+  });
+
+  it('reads exactly the context keys of CONTEXT_KEYS, one for each setting', () => {
+    const asked: string[] = [];
+    const settings = parseLabSettings((key) => {
+      asked.push(key);
+      return key === 'lab' ? 'alpha' : key === 'alarmEmail' ? 'ops@example.org' : undefined;
+    });
+    expect([...new Set(asked)].sort()).toEqual([...CONTEXT_KEYS].sort());
+    expect(Object.keys(settings).sort()).toEqual([...CONTEXT_KEYS].sort());
   });
 
   it('refuses retainData=false while the table keeps its deletion protection', () => {

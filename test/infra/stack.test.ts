@@ -11,16 +11,21 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ROUTES } from '../../shared/api.ts';
-import { ENV, LAB_DEFAULTS, MB } from '../../shared/config.ts';
+import { ALL_DELIVERIES_MS, ENV, INGEST_LIMITS, LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { createTableInput, INDEXES } from '../../shared/table.ts';
+import { DEAD_LETTER_METRICS } from '../../functions/dead-letter/handler.ts';
+import { SWEEPER_METRICS } from '../../functions/sweeper/handler.ts';
 import { API_DEFAULTS, labSettings } from '../../infra/settings.ts';
-import { API, API_ACCESS_LOG_FIELDS, INGEST, LAB_TAG, parseRouteKey } from '../../infra/stack.ts';
+import { API, API_ACCESS_LOG_FIELDS, DEAD_LETTER, DEAD_LETTER_VISIBILITY, INGEST, LAB_TAG, parseRouteKey, SWEEPER } from '../../infra/stack.ts';
 import {
   acknowledgements,
   asArray,
   buildTestLab,
+  CONSUMER_ACTIONS,
   getAtt,
   labTag,
+  LOG_ACTIONS,
+  roleGrants,
   only,
   ref,
   resources,
@@ -35,6 +40,7 @@ const ALPHA = labSettings({ lab: 'alpha' });
 const BETA = labSettings({
   lab: 'beta',
   maxUploadMB: '200',
+  maxSeriesPerFile: '5000',
   noncurrentVersionDays: '30',
   alarmEmail: 'ops@example.org',
   retainData: 'false',
@@ -73,7 +79,44 @@ function ids(lab: string) {
     apiRole: logicalId(lab, stack.apiRole),
     apiLogs: logicalId(lab, stack.apiLogs),
     accessLogs: logicalId(lab, stack.apiAccessLogs),
+    deadLetter: logicalId(lab, stack.deadLetterFunction),
+    deadLetterRole: logicalId(lab, stack.deadLetterRole),
+    deadLetterLogs: logicalId(lab, stack.deadLetterLogs),
+    sweeper: logicalId(lab, stack.sweeper),
+    sweeperRole: logicalId(lab, stack.sweeperRole),
+    sweeperLogs: logicalId(lab, stack.sweeperLogs),
+    schedule: logicalId(lab, stack.sweepSchedule),
+    key: logicalId(lab, stack.alarmKey),
   };
+}
+
+/** The lab's own functions, by the logical ids of ids(). */
+const FUNCTIONS = ['ingest', 'apiFunction', 'deadLetter', 'sweeper'] as const;
+
+/** What a role of a lab grants (synth.ts roleGrants). */
+const grantsOf = (lab: string, roleId: string) => roleGrants(template(lab), roleId);
+
+/** Resource keys of grantsOf for a lab's resources. */
+function arns(lab: string) {
+  const i = ids(lab);
+  const join = (...parts: unknown[]) => JSON.stringify({ 'Fn::Join': ['', parts] });
+  return {
+    bucket: JSON.stringify(getAtt(i.bucket, 'Arn')),
+    objects: join(getAtt(i.bucket, 'Arn'), '/*'),
+    table: JSON.stringify(getAtt(i.table, 'Arn')),
+    index: (name: keyof typeof INDEXES) => join(getAtt(i.table, 'Arn'), `/index/${INDEXES[name].name}`),
+    queue: JSON.stringify(getAtt(i.queue, 'Arn')),
+    dlq: JSON.stringify(getAtt(i.dlq, 'Arn')),
+    /** A log group's two ARN spellings (with and without the trailing `:*`), as LogGroup.grant writes them. */
+    logs: (logGroup: string) => [JSON.stringify(getAtt(logGroup, 'Arn')), join('arn:', ref('AWS::Partition'), ':logs:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':log-group:', ref(logGroup))],
+  };
+}
+
+/** The item actions of the functions that write the table (ingest, dead-letter, sweeper). */
+const WRITER_ITEM_ACTIONS = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
+
+function logGrants(lab: string, logGroup: string): Record<string, string[]> {
+  return Object.fromEntries(arns(lab).logs(logGroup).map((key) => [key, LOG_ACTIONS]));
 }
 
 function props(lab: string, id: string): Record<string, any> {
@@ -98,27 +141,33 @@ describe('two labs in one app', () => {
       'AWS::SQS::Queue': 2,
       'AWS::SQS::QueuePolicy': 2,
       'AWS::DynamoDB::Table': 1,
-      'AWS::Lambda::EventSourceMapping': 1,
-      'AWS::Logs::LogGroup': 3,
+      // The ingest queue to the ingest function, the dead-letter queue to the dead-letter function.
+      'AWS::Lambda::EventSourceMapping': 2,
+      // One per function, and the API's access logs.
+      'AWS::Logs::LogGroup': 5,
+      'AWS::Events::Rule': 1,
+      'AWS::Lambda::EventInvokeConfig': 1,
+      'AWS::KMS::Key': 1,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::TopicPolicy': 1,
-      'AWS::CloudWatch::Alarm': 5,
+      'AWS::CloudWatch::Alarm': 11,
       'AWS::ApiGatewayV2::Api': 1,
       'AWS::ApiGatewayV2::Stage': 1,
       'AWS::ApiGatewayV2::Integration': 1,
       'AWS::ApiGatewayV2::Route': Object.keys(ROUTES).length,
       'AWS::ApiGatewayV2::Authorizer': 0,
-      'AWS::Lambda::Permission': Object.keys(ROUTES).length,
+      // One per route for API Gateway, one for the sweeper's schedule.
+      'AWS::Lambda::Permission': Object.keys(ROUTES).length + 1,
     };
     for (const [type, count] of Object.entries(counts)) {
       template('alpha').resourceCountIs(type, count);
       template('beta').resourceCountIs(type, count);
     }
-    // The ingest and API functions and CDK's bucket-notification handler; beta adds
-    // the provider that empties its buckets when the stack is deleted.
-    template('alpha').resourceCountIs('AWS::Lambda::Function', 3);
-    template('alpha').resourceCountIs('AWS::IAM::Role', 3);
-    template('beta').resourceCountIs('AWS::IAM::Role', 4);
+    // The ingest, API, dead-letter and sweeper functions and CDK's bucket-notification
+    // handler; beta adds the provider that empties its buckets when the stack is deleted.
+    template('alpha').resourceCountIs('AWS::Lambda::Function', 5);
+    template('alpha').resourceCountIs('AWS::IAM::Role', 5);
+    template('beta').resourceCountIs('AWS::IAM::Role', 6);
     template('alpha').resourceCountIs('Custom::S3AutoDeleteObjects', 0);
     template('beta').resourceCountIs('Custom::S3AutoDeleteObjects', 2);
     template('alpha').resourceCountIs('AWS::SNS::Subscription', 0);
@@ -132,7 +181,7 @@ describe('two labs in one app', () => {
         if (resource.Type.startsWith('Custom::')) continue; // their properties are inputs, e.g. the bucket to configure
         for (const name of NAME_PROPERTIES) {
           if (name === 'PolicyName' && resource.Type === 'AWS::IAM::Policy') continue; // inline policy name, local to its role
-          if (name === 'FunctionName' && /^AWS::Lambda::(EventSourceMapping|Permission)$/.test(resource.Type)) continue; // a reference, not a name
+          if (name === 'FunctionName' && /^AWS::Lambda::(EventSourceMapping|Permission|EventInvokeConfig)$/.test(resource.Type)) continue; // a reference, not a name
           expect(resource.Properties?.[name], `${lab}: ${id}.${name}`).toBeUndefined();
         }
       }
@@ -151,6 +200,7 @@ describe('two labs in one app', () => {
       'AWS::ApiGatewayV2::Route',
       'AWS::ApiGatewayV2::Integration',
       'AWS::Lambda::Permission',
+      'AWS::Lambda::EventInvokeConfig',
     ]);
     for (const lab of ['alpha', 'beta']) {
       // CDK's custom resource *providers* (beta's bucket emptier) are raw resources that
@@ -276,18 +326,24 @@ describe('queues', () => {
     }
   });
 
-  it('lets only the drop bucket send to the ingest queue', () => {
-    const i = ids('alpha');
-    const [, policy] = only(template('alpha'), 'AWS::SQS::QueuePolicy', (r) => JSON.stringify(r.Properties?.Queues) === JSON.stringify([ref(i.queue)]));
-    const allows = policy.Properties!.PolicyDocument.Statement.filter((s: { Effect: string }) => s.Effect === 'Allow');
-    expect(allows).toEqual([
-      expect.objectContaining({
-        Principal: { Service: 's3.amazonaws.com' },
-        Action: expect.arrayContaining(['sqs:SendMessage']),
-        Condition: { ArnLike: { 'aws:SourceArn': getAtt(i.bucket, 'Arn') } },
-        Resource: getAtt(i.queue, 'Arn'),
-      }),
-    ]);
+  it('lets only the drop bucket, in this account, send to the ingest queue; nothing may send to the dead-letter queue', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const allowsOf = (queueId: string) => {
+        const [, policy] = only(template(lab), 'AWS::SQS::QueuePolicy', (r) => JSON.stringify(r.Properties?.Queues) === JSON.stringify([ref(queueId)]));
+        return policy.Properties!.PolicyDocument.Statement.filter((s: { Effect: string }) => s.Effect === 'Allow');
+      };
+      // A bucket ARN names no account: the account condition keeps a same-named bucket elsewhere out.
+      expect(allowsOf(i.queue)).toEqual([
+        expect.objectContaining({
+          Principal: { Service: 's3.amazonaws.com' },
+          Action: expect.arrayContaining(['sqs:SendMessage']),
+          Condition: { ArnLike: { 'aws:SourceArn': getAtt(i.bucket, 'Arn') }, StringEquals: { 'aws:SourceAccount': ref('AWS::AccountId') } },
+          Resource: getAtt(i.queue, 'Arn'),
+        }),
+      ]);
+      expect(allowsOf(i.dlq)).toEqual([]);
+    }
   });
 
   it('redrives to the dead-letter queue after 3-5 receives, with a visibility timeout of at least 6x the function timeout', () => {
@@ -299,9 +355,12 @@ describe('queues', () => {
       expect(queue.RedrivePolicy.maxReceiveCount).toBeLessThanOrEqual(5);
       const functionTimeout = props(lab, i.ingest).Timeout as number;
       expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * functionTimeout);
-      // The DLQ keeps messages as long as SQS allows, for a person to look at.
+      expect(queue.RedrivePolicy.maxReceiveCount).toBe(INGEST_LIMITS.maxReceiveCount);
+      expect(functionTimeout).toBe(INGEST_LIMITS.timeoutSeconds);
+      // The DLQ keeps messages as long as SQS allows, and its reader gets the same margin.
       expect(props(lab, i.dlq).MessageRetentionPeriod).toBe(14 * 24 * 3600);
       expect(props(lab, i.dlq).RedrivePolicy).toBeUndefined();
+      expect(props(lab, i.dlq).VisibilityTimeout).toBeGreaterThanOrEqual(6 * (props(lab, i.deadLetter).Timeout as number));
     }
   });
 });
@@ -324,13 +383,16 @@ describe('ingest function', () => {
     }
   });
 
-  it('gets the table, bucket, size limit, lab and Powertools settings in its environment', () => {
-    for (const [lab, maxUploadMB] of [['alpha', LAB_DEFAULTS.maxUploadMB], ['beta', 200]] as const) {
+  it('gets the table, bucket, size and series limits, its queue, lab and Powertools settings in its environment', () => {
+    for (const [lab, maxUploadMB, maxSeriesPerFile] of [['alpha', LAB_DEFAULTS.maxUploadMB, LAB_DEFAULTS.maxSeriesPerFile], ['beta', 200, 5000]] as const) {
       const i = ids(lab);
       expect(props(lab, i.ingest).Environment.Variables).toEqual({
         [ENV.tableName]: ref(i.table),
         [ENV.bucketName]: ref(i.bucket),
         [ENV.maxUploadBytes]: String(maxUploadMB * MB),
+        [ENV.maxSeriesPerFile]: String(maxSeriesPerFile),
+        // Its own queue, for the continuation messages it sends itself.
+        [ENV.queueUrl]: ref(i.queue),
         [ENV.lab]: lab,
         POWERTOOLS_SERVICE_NAME: 'benchdrop-ingest',
         POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
@@ -355,48 +417,26 @@ describe('ingest function', () => {
     }
   });
 
-  it('has least privilege: named actions on the bucket, the table, its indexes, the queue and its log group only', () => {
+  it('has least privilege: object reads, table writes, byDevice queries, its own queue and log group, nothing unused', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
+      const a = arns(lab);
       const role = props(lab, i.role);
       expect(role.ManagedPolicyArns).toBeUndefined();
       expect(role.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
-      const policies = resources(template(lab), 'AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties!.Roles) === JSON.stringify([ref(i.role)]));
-      expect(policies).toHaveLength(1);
-      const statements: { Effect: string; Action: string | string[]; Resource: unknown }[] = policies[0][1].Properties!.PolicyDocument.Statement;
-
-      const logGroup = i.logGroup;
-      const join = (...parts: unknown[]) => JSON.stringify({ 'Fn::Join': ['', parts] });
-      const allowed = new Map<string, RegExp>([
-        [JSON.stringify(getAtt(i.bucket, 'Arn')), /^s3:ListBucket$/],
-        [join(getAtt(i.bucket, 'Arn'), '/*'), /^s3:GetObject(Version)?(Tagging)?$/],
-        [JSON.stringify(getAtt(i.table, 'Arn')), /^dynamodb:(BatchGetItem|BatchWriteItem|ConditionCheckItem|DeleteItem|GetItem|PutItem|Query|UpdateItem)$/],
-        ...Object.values(INDEXES).map((index) => [join(getAtt(i.table, 'Arn'), `/index/${index.name}`), /^dynamodb:(BatchGetItem|BatchWriteItem|ConditionCheckItem|DeleteItem|GetItem|PutItem|Query|UpdateItem)$/] as [string, RegExp]),
-        [JSON.stringify(getAtt(i.queue, 'Arn')), /^sqs:(ReceiveMessage|DeleteMessage|ChangeMessageVisibility|GetQueueAttributes|GetQueueUrl)$/],
-        [JSON.stringify(getAtt(logGroup, 'Arn')), /^logs:(CreateLogStream|PutLogEvents)$/],
-        [join('arn:', ref('AWS::Partition'), ':logs:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':log-group:', ref(logGroup)), /^logs:(CreateLogStream|PutLogEvents)$/],
-      ]);
-      const granted = new Map<string, Set<string>>();
-      for (const statement of statements) {
-        expect(statement.Effect).toBe('Allow');
-        for (const resource of asArray(statement.Resource)) {
-          const key = JSON.stringify(resource);
-          expect(key, 'a resource outside the lab').not.toBe('"*"');
-          const pattern = allowed.get(key);
-          expect(pattern, `unexpected resource ${key}`).toBeDefined();
-          for (const action of asArray(statement.Action)) {
-            expect(action).not.toContain('*');
-            expect(action, `${action} on ${key}`).toMatch(pattern!);
-            if (!granted.has(key)) granted.set(key, new Set());
-            granted.get(key)!.add(action);
-          }
-        }
-      }
-      // What the handler needs is there: object reads, table writes, index queries.
-      expect([...granted.get(join(getAtt(i.bucket, 'Arn'), '/*'))!]).toEqual(expect.arrayContaining(['s3:GetObject', 's3:GetObjectVersion', 's3:GetObjectTagging', 's3:GetObjectVersionTagging']));
-      expect([...granted.get(JSON.stringify(getAtt(i.table, 'Arn')))!]).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query']));
-      for (const index of Object.values(INDEXES)) expect(granted.get(join(getAtt(i.table, 'Arn'), `/index/${index.name}`))).toContain('dynamodb:Query');
-      expect(granted.get(JSON.stringify(getAtt(i.queue, 'Arn')))).toContain('sqs:DeleteMessage');
+      expect(grantsOf(lab, i.role)).toEqual({
+        // Listing only turns a vanished key into NoSuchKey rather than AccessDenied.
+        [a.bucket]: ['s3:ListBucket'],
+        [a.objects]: ['s3:GetObject', 's3:GetObjectVersion'],
+        [a.table]: WRITER_ITEM_ACTIONS,
+        [a.index('byDevice')]: ['dynamodb:Query'],
+        // Consuming its queue (the event source), and sending continuations to it: to no other queue.
+        [a.queue]: [...CONSUMER_ACTIONS, 'sqs:SendMessage'].sort(),
+        ...logGrants(lab, i.logGroup),
+      });
+      // Found in review: granted, and sent by nothing in shared/ or functions/ (test/infra/least-privilege.test.ts).
+      const all = Object.values(grantsOf(lab, i.role)).flat();
+      for (const unused of ['dynamodb:ConditionCheckItem', 'dynamodb:BatchGetItem', 's3:GetObjectTagging', 's3:GetObjectVersionTagging']) expect(all).not.toContain(unused);
     }
   });
 });
@@ -429,7 +469,9 @@ describe('HTTP API', () => {
   it('lets API Gateway invoke the function only through this API\'s routes', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
-      const permissions = resources(template(lab), 'AWS::Lambda::Permission');
+      // The one other permission is the sweeper's schedule (see 'sweeper function').
+      const permissions = resources(template(lab), 'AWS::Lambda::Permission').filter(([, p]) => p.Properties!.Principal !== 'events.amazonaws.com');
+      expect(permissions).toHaveLength(Object.keys(ROUTES).length);
       const paths = new Set(Object.values(ROUTES).map((key) => parseRouteKey(key).path));
       for (const [id, permission] of permissions) {
         const p = permission.Properties!;
@@ -588,6 +630,134 @@ describe('API function', () => {
   });
 });
 
+describe('every function of the lab', () => {
+  it('runs alike: arm64, one runtime, bundled ESM handler, its own role and log group kept as long, no X-Ray tracing', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const ingest = props(lab, i.ingest);
+      const roles = new Set<string>();
+      const logGroups = new Set<string>();
+      for (const name of FUNCTIONS) {
+        const fn = props(lab, i[name]);
+        expect(fn.Architectures, name).toEqual(['arm64']);
+        expect(fn.Runtime, name).toBe(ingest.Runtime);
+        expect(fn.Handler, name).toBe('index.handler');
+        // Tracing as the existing functions have it: off everywhere, so no function pays for X-Ray alone.
+        expect(fn.TracingConfig, name).toBeUndefined();
+        expect(props(lab, fn.LoggingConfig.LogGroup.Ref).RetentionInDays, name).toBe(props(lab, i.logGroup).RetentionInDays);
+        roles.add(JSON.stringify(fn.Role));
+        logGroups.add(JSON.stringify(fn.LoggingConfig.LogGroup));
+      }
+      expect(roles.size).toBe(FUNCTIONS.length);
+      expect(logGroups.size).toBe(FUNCTIONS.length);
+      expect(props(lab, i.logGroup).RetentionInDays).toBe(90);
+    }
+  });
+});
+
+describe('dead-letter function', () => {
+  it('reads the dead-letter queue in batches with partial batch failures, at most 2 at a time, with the ingest timeout', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const fn = props(lab, i.deadLetter);
+      expect(fn.Timeout).toBe(INGEST_LIMITS.timeoutSeconds);
+      expect(fn.MemorySize).toBe(DEAD_LETTER.memoryMB);
+      expect(fn.LoggingConfig.LogGroup).toEqual(ref(i.deadLetterLogs));
+      const [, mapping] = only(template(lab), 'AWS::Lambda::EventSourceMapping', (r) => JSON.stringify(r.Properties?.FunctionName) === JSON.stringify(ref(i.deadLetter)));
+      expect(mapping.Properties).toMatchObject({
+        EventSourceArn: getAtt(i.dlq, 'Arn'),
+        BatchSize: DEAD_LETTER.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: 2 },
+      });
+      // A message it fails comes back after the queue's visibility timeout, which the DLQ alarm waits for.
+      expect(props(lab, i.dlq).VisibilityTimeout).toBe(DEAD_LETTER_VISIBILITY.toSeconds());
+    }
+  });
+
+  it('gets the table, the lab and its Powertools service name in its environment, and nothing of the bucket', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      expect(props(lab, i.deadLetter).Environment.Variables).toEqual({
+        [ENV.tableName]: ref(i.table),
+        [ENV.lab]: lab,
+        POWERTOOLS_SERVICE_NAME: DEAD_LETTER_METRICS.service,
+        POWERTOOLS_METRICS_NAMESPACE: DEAD_LETTER_METRICS.namespace,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+      });
+    }
+  });
+
+  it('has least privilege: the table as ending an upload needs it, consuming the dead-letter queue, its own log group', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const a = arns(lab);
+      expect(props(lab, i.deadLetterRole).ManagedPolicyArns).toBeUndefined();
+      expect(grantsOf(lab, i.deadLetterRole)).toEqual({
+        [a.table]: WRITER_ITEM_ACTIONS,
+        [a.index('byDevice')]: ['dynamodb:Query'],
+        [a.dlq]: CONSUMER_ACTIONS,
+        ...logGrants(lab, i.deadLetterLogs),
+      });
+    }
+  });
+});
+
+describe('sweeper function', () => {
+  it('runs every 5 minutes from an EventBridge rule, without retries, so that runs never overlap', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const rule = props(lab, i.schedule);
+      expect(rule.ScheduleExpression).toBe('rate(5 minutes)');
+      expect(rule.State).toBe('ENABLED');
+      expect(rule.Targets).toEqual([{ Arn: getAtt(i.sweeper, 'Arn'), Id: 'Target0', RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 0 } }]);
+      const [, config] = only(template(lab), 'AWS::Lambda::EventInvokeConfig');
+      expect(config.Properties).toEqual({ FunctionName: ref(i.sweeper), Qualifier: '$LATEST', MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
+      // Late at EventBridge, late in Lambda's queue, then its whole timeout: still before the next run.
+      const fn = props(lab, i.sweeper);
+      expect(fn.Timeout).toBe(SWEEPER.timeout.toSeconds());
+      expect(2 * 60 + fn.Timeout).toBeLessThan(SWEEPER.every.toSeconds());
+      expect(fn.MemorySize).toBe(SWEEPER.memoryMB);
+      expect(fn.LoggingConfig.LogGroup).toEqual(ref(i.sweeperLogs));
+    }
+  });
+
+  it('may be invoked by EventBridge for its own rule only', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const [, permission] = only(template(lab), 'AWS::Lambda::Permission', (r) => r.Properties?.Principal === 'events.amazonaws.com');
+      expect(permission.Properties).toEqual({ Action: 'lambda:InvokeFunction', FunctionName: getAtt(i.sweeper, 'Arn'), Principal: 'events.amazonaws.com', SourceArn: getAtt(i.schedule, 'Arn') });
+    }
+  });
+
+  it('gets the table, the lab and its Powertools service name in its environment', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      expect(props(lab, i.sweeper).Environment.Variables).toEqual({
+        [ENV.tableName]: ref(i.table),
+        [ENV.lab]: lab,
+        POWERTOOLS_SERVICE_NAME: SWEEPER_METRICS.service,
+        POWERTOOLS_METRICS_NAMESPACE: SWEEPER_METRICS.namespace,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+      });
+    }
+  });
+
+  it('has least privilege: processing records by status, the table as ending an upload needs it, its own log group; no queue, no bucket', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const a = arns(lab);
+      expect(props(lab, i.sweeperRole).ManagedPolicyArns).toBeUndefined();
+      expect(grantsOf(lab, i.sweeperRole)).toEqual({
+        [a.table]: WRITER_ITEM_ACTIONS,
+        [a.index('byStatus')]: ['dynamodb:Query'],
+        [a.index('byDevice')]: ['dynamodb:Query'],
+        ...logGrants(lab, i.sweeperLogs),
+      });
+    }
+  });
+});
+
 describe('table', () => {
   it('has exactly the keys and indexes of shared/table.ts, all strings, projection ALL', () => {
     const expected = createTableInput('unused');
@@ -624,17 +794,68 @@ describe('alarms', () => {
   const alarm = (lab: string, metricName: string, pick: (alarm: CfnResource) => boolean = () => true) =>
     only(template(lab), 'AWS::CloudWatch::Alarm', (r) => r.Properties?.MetricName === metricName && pick(r))[1].Properties!;
   const ofFunction = (id: string) => (r: CfnResource) => JSON.stringify(r.Properties?.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: ref(id) }]);
+  const ofQueue = (id: string) => (r: CfnResource) => JSON.stringify(r.Properties?.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: getAtt(id, 'QueueName') }]);
+  /** Dimensions of a metric sent by one of the lab's functions: Powertools' service, and the lab. */
+  const ofLabFunction = (service: string, lab: string) => [
+    { Name: 'lab', Value: lab },
+    { Name: 'service', Value: service },
+  ];
+  const overOnePeriod = { Period: 300, EvaluationPeriods: 1, DatapointsToAlarm: 1, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' };
 
-  it('fire on any message in the dead-letter queue', () => {
+  it('fire on any dead letter, counted by the dead-letter function that consumes it, for this lab only', () => {
     for (const lab of ['alpha', 'beta']) {
-      expect(alarm(lab, 'ApproximateNumberOfMessagesVisible')).toMatchObject({
-        Namespace: 'AWS/SQS',
-        Dimensions: [{ Name: 'QueueName', Value: getAtt(ids(lab).dlq, 'QueueName') }],
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: 0,
-        EvaluationPeriods: 1,
-        TreatMissingData: 'notBreaching',
-      });
+      const found = alarm(lab, DEAD_LETTER_METRICS.deadLetters);
+      expect(found).toMatchObject({ Namespace: 'Benchdrop', Statistic: 'Sum', Threshold: 0, ...overOnePeriod });
+      expect([...found.Dimensions].sort((x: { Name: string }, y: { Name: string }) => x.Name.localeCompare(y.Name))).toEqual(ofLabFunction(DEAD_LETTER_METRICS.service, lab));
+      expect(found.AlarmDescription).toContain('UploadsDeadLettered');
+    }
+  });
+
+  it('fire while a dead letter keeps failing: any failed attempt within a window longer than the queue\'s visibility timeout', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const found = alarm(lab, DEAD_LETTER_METRICS.unsettled);
+      expect(found).toMatchObject({ Namespace: 'Benchdrop', Statistic: 'Sum', Threshold: 0, Period: 300, DatapointsToAlarm: 1, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });
+      expect([...found.Dimensions].sort((x: { Name: string }, y: { Name: string }) => x.Name.localeCompare(y.Name))).toEqual(ofLabFunction(DEAD_LETTER_METRICS.service, lab));
+      // The next attempt comes a visibility timeout after the last: always inside the window, so no OK in between.
+      expect(found.EvaluationPeriods * found.Period).toBeGreaterThan(props(lab, ids(lab).dlq).VisibilityTimeout);
+      expect(found.EvaluationPeriods).toBe(7);
+    }
+  });
+
+  it('fire on a dead letter older than the dead-letter queue\'s visibility timeout: one nothing reads', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const found = alarm(lab, 'ApproximateAgeOfOldestMessage', ofQueue(ids(lab).dlq));
+      expect(found).toMatchObject({ Namespace: 'AWS/SQS', Statistic: 'Maximum', Threshold: props(lab, ids(lab).dlq).VisibilityTimeout, ...overOnePeriod });
+      expect(found.Threshold).toBe(1800);
+      // Its old meaning (any message waiting) no longer holds: the function consumes them.
+      expect(resources(template(lab), 'AWS::CloudWatch::Alarm').filter(([, r]) => r.Properties?.MetricName === 'ApproximateNumberOfMessagesVisible')).toEqual([]);
+    }
+  });
+
+  it('fire on an ingest message older than the function timeout x receives (ALL_DELIVERIES_MS)', () => {
+    expect(ALL_DELIVERIES_MS).toBe(INGEST_LIMITS.timeoutSeconds * INGEST_LIMITS.maxReceiveCount * 1000);
+    for (const lab of ['alpha', 'beta']) {
+      const found = alarm(lab, 'ApproximateAgeOfOldestMessage', ofQueue(ids(lab).queue));
+      expect(found).toMatchObject({ Namespace: 'AWS/SQS', Statistic: 'Maximum', Threshold: ALL_DELIVERIES_MS / 1000, ...overOnePeriod });
+      expect(found.Threshold).toBe(900);
+      expect(found.AlarmDescription).toContain('15 minutes');
+    }
+  });
+
+  it('fire when the sweeper finds processing records past their time, for this lab only', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const found = alarm(lab, SWEEPER_METRICS.overdue);
+      expect(found).toMatchObject({ Namespace: 'Benchdrop', Statistic: 'Sum', Threshold: 0, ...overOnePeriod });
+      expect([...found.Dimensions].sort((x: { Name: string }, y: { Name: string }) => x.Name.localeCompare(y.Name))).toEqual(ofLabFunction(SWEEPER_METRICS.service, lab));
+      expect(found.AlarmDescription).toContain('processing records past their time');
+    }
+  });
+
+  it('fire on any error of the dead-letter function or the sweeper', () => {
+    for (const lab of ['alpha', 'beta']) {
+      for (const fn of [ids(lab).deadLetter, ids(lab).sweeper]) {
+        expect(alarm(lab, 'Errors', ofFunction(fn))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0, ...overOnePeriod });
+      }
     }
   });
 
@@ -669,6 +890,38 @@ describe('alarms', () => {
       expect(allow).toMatchObject({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish', Resource: ref(i.topic) });
       expect(allow.Condition.ArnEquals['aws:SourceArn']).toEqual(expect.arrayContaining(alarms.map(([id]) => getAtt(id, 'Arn'))));
       expect(allow.Condition.ArnEquals['aws:SourceArn']).toHaveLength(alarms.length);
+    }
+  });
+
+  it('notify through a topic encrypted under the lab\'s own rotating key, which CloudWatch may use for this account\'s alarms only', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      expect(props(lab, i.topic).KmsMasterKeyId).toEqual(getAtt(i.key, 'Arn'));
+      const key = props(lab, i.key);
+      expect(key.EnableKeyRotation).toBe(true);
+      expect(key.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+      expect(key.PendingWindowInDays).toBe(7);
+      const statements: { Sid?: string; Principal: unknown; Action: string | string[]; Condition?: unknown }[] = key.KeyPolicy.Statement;
+      expect(statements).toHaveLength(2);
+      // KMS's default statement: the account administers the key through its IAM policies (no IAM policy of the lab names it).
+      expect(statements).toContainEqual({
+        Effect: 'Allow',
+        Principal: { AWS: { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':iam::', ref('AWS::AccountId'), ':root']] } },
+        Action: 'kms:*',
+        Resource: '*',
+      });
+      const cloudwatch = statements.find((s) => JSON.stringify(s.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' }));
+      expect(cloudwatch).toEqual({
+        Sid: 'AllowAccountAlarms',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Resource: '*',
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': ref('AWS::AccountId') },
+          ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':cloudwatch:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':alarm:*']] } },
+        },
+      });
     }
   });
 
@@ -710,7 +963,8 @@ describe('security: every policy statement of the template', () => {
   }
   interface Located {
     where: string;
-    kind: 'identity' | 'resource';
+    /** `key`: a KMS key policy, whose Resource "*" means the key itself. */
+    kind: 'identity' | 'resource' | 'key';
     /** The bucket, queue or topic a resource policy belongs to. */
     target?: unknown;
     statement: Statement;
@@ -729,6 +983,8 @@ describe('security: every policy statement of the template', () => {
         for (const policy of p.Policies ?? []) for (const statement of policy.PolicyDocument.Statement) out.push({ where: `${id}/${policy.PolicyName}`, kind: 'identity', statement });
       } else if (RESOURCE_POLICY_TARGET[resource.Type]) {
         for (const statement of p.PolicyDocument.Statement) out.push({ where: id, kind: 'resource', target: p[RESOURCE_POLICY_TARGET[resource.Type]!], statement });
+      } else if (resource.Type === 'AWS::KMS::Key') {
+        for (const statement of p.KeyPolicy.Statement) out.push({ where: id, kind: 'key', target: ref(id), statement });
       } else {
         // A policy of a kind this test does not read would go unreviewed.
         expect(JSON.stringify(p), `${lab}: ${id} (${resource.Type}) holds a policy document`).not.toContain('"Statement"');
@@ -763,10 +1019,26 @@ describe('security: every policy statement of the template', () => {
    * naming its role and the bucket, nothing else.
    */
   const AUTO_DELETE_ACTIONS = ['s3:DeleteObject*', 's3:GetBucket*', 's3:List*', 's3:PutBucketPolicy'];
+  /** This account's root: KMS's default key policy statement names it (the account's IAM policies decide). */
+  const ACCOUNT_ROOT = { AWS: { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':iam::', ref('AWS::AccountId'), ':root']] } };
+  /**
+   * The only key policy statements allowed, each named with its reason: KMS's default
+   * (the account administers the key; `kms:*`, or the key could not be managed at all),
+   * and CloudWatch's use of it for the account's alarms (`kms:GenerateDataKey*` is how
+   * AWS names the data key calls publishing to an encrypted topic makes).
+   */
+  const KEY_STATEMENTS: { principal: unknown; actions: string[] }[] = [
+    { principal: ACCOUNT_ROOT, actions: ['kms:*'] },
+    { principal: { Service: 'cloudwatch.amazonaws.com' }, actions: ['kms:Decrypt', 'kms:GenerateDataKey*'] },
+  ];
   /** What a lab's policies may grant on: its own data, queues, logs and alarm topic. */
   const GRANTABLE = new Set(['AWS::S3::Bucket', 'AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup', 'AWS::SNS::Topic']);
-  /** AWS services a resource policy lets in, each only for this lab's own source (aws:SourceArn). */
-  const SERVICES: Record<string, string> = { 's3.amazonaws.com': 'AWS::SQS::QueuePolicy', 'logging.s3.amazonaws.com': 'AWS::S3::BucketPolicy', 'cloudwatch.amazonaws.com': 'AWS::SNS::TopicPolicy' };
+  /** AWS services a resource policy lets in, each only for this lab's own source (aws:SourceArn) in this account (aws:SourceAccount). */
+  const SERVICES: Record<string, string[]> = {
+    's3.amazonaws.com': ['AWS::SQS::QueuePolicy'],
+    'logging.s3.amazonaws.com': ['AWS::S3::BucketPolicy'],
+    'cloudwatch.amazonaws.com': ['AWS::SNS::TopicPolicy', 'AWS::KMS::Key'],
+  };
 
   it('grants no wildcard action and no resource outside the lab: each Allow names actions on this template\'s bucket, table, indexes, queues, log groups or topic', () => {
     const counts: Record<string, number> = {};
@@ -780,6 +1052,12 @@ describe('security: every policy statement of the template', () => {
         if (statement.Effect !== 'Allow') continue;
         statements++;
         const actions = asArray(statement.Action);
+        if (kind === 'key') {
+          // One of the named key statements, on the key itself ("*" in a key policy).
+          expect(KEY_STATEMENTS, label).toContainEqual({ principal: statement.Principal, actions });
+          expect(statement.Resource, label).toBe('*');
+          continue;
+        }
         expect(actions.length, label).toBeGreaterThan(0);
         for (const action of actions) {
           expect(action, label).toMatch(/^[a-z0-9-]+:[A-Za-z0-9*]+$/);
@@ -830,26 +1108,37 @@ describe('security: every policy statement of the template', () => {
           expect(role.ManagedPolicyArns, `${lab}: ${id}`).toBeUndefined();
         }
       }
-      // The lab's own functions: exactly the ingest and API roles, neither with a managed policy.
+      // The lab's own functions: exactly the ingest, API, dead-letter and sweeper roles, none with a managed policy.
       const i = ids(lab);
-      expect([...roles].filter((id) => !CDK_PROVIDER_ROLE.test(id)).sort()).toEqual([i.role, i.apiRole].sort());
+      expect([...roles].filter((id) => !CDK_PROVIDER_ROLE.test(id)).sort()).toEqual([i.role, i.apiRole, i.deadLetterRole, i.sweeperRole].sort());
     }
   });
 
-  it('lets into its bucket, queue and topic policies only AWS services acting for this lab, and this lab\'s own roles', () => {
+  it('lets into its bucket, queue, topic and key policies only AWS services acting for this lab in this account, and this lab\'s own roles', () => {
+    const alarmsOfThisAccount = { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':cloudwatch:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':alarm:*']] };
     for (const lab of ['alpha', 'beta']) {
       const typeOf = new Map(resources(template(lab)).map(([id, r]) => [id, r.Type]));
       for (const { where, kind, statement } of statementsOf(lab)) {
-        if (kind !== 'resource' || statement.Effect !== 'Allow') continue;
+        if (kind === 'identity' || statement.Effect !== 'Allow') continue;
         const label = `${lab}: ${where} ${JSON.stringify(statement.Principal)}`;
         const principal = statement.Principal as { Service?: string; AWS?: unknown };
         expect(Object.keys(principal), label).toHaveLength(1);
         if (principal.Service !== undefined) {
-          expect(SERVICES[principal.Service], label).toBe(typeOf.get(where));
-          // Only on behalf of this lab's own resources: a source condition naming one of them.
+          expect(SERVICES[principal.Service], label).toContain(typeOf.get(where));
+          // In this account only (a bucket ARN names none, so S3's source ARN alone is not enough).
+          expect(statement.Condition?.['StringEquals']?.['aws:SourceAccount'], label).toEqual(ref('AWS::AccountId'));
           const source = statement.Condition?.['ArnLike']?.['aws:SourceArn'] ?? statement.Condition?.['ArnEquals']?.['aws:SourceArn'];
+          if (kind === 'key') {
+            // The alarms refer to the topic and the topic to the key, so the key can name
+            // only this account's alarms; the topic policy names this lab's one by one.
+            expect(source, label).toEqual(alarmsOfThisAccount);
+            continue;
+          }
+          // Only on behalf of this lab's own resources: a source condition naming one of them.
           expect(referenced(source).length, label).toBeGreaterThan(0);
           for (const id of referenced(source)) expect(typeOf.has(id), label).toBe(true);
+        } else if (kind === 'key') {
+          expect(principal, label).toEqual(ACCOUNT_ROOT);
         } else {
           const roles = referenced(principal.AWS);
           expect(roles, label).toHaveLength(1);
@@ -896,9 +1185,10 @@ describe('security: every policy statement of the template', () => {
       const i = ids(lab);
       expect(props(lab, i.table).TableName).toBeUndefined();
       expect(props(lab, i.bucket).BucketName).toBeUndefined();
-      for (const fn of [i.ingest, i.apiFunction]) {
-        expect(props(lab, fn).Environment.Variables[ENV.tableName]).toEqual(ref(i.table));
-        expect(props(lab, fn).Environment.Variables[ENV.bucketName]).toEqual(ref(i.bucket));
+      for (const fn of [i.ingest, i.apiFunction]) expect(props(lab, fn).Environment.Variables[ENV.bucketName]).toEqual(ref(i.bucket));
+      for (const name of FUNCTIONS) {
+        expect(props(lab, i[name]).Environment.Variables[ENV.tableName]).toEqual(ref(i.table));
+        expect(props(lab, i[name]).Environment.Variables[ENV.lab]).toBe(lab);
       }
     }
   });

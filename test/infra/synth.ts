@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { expect } from 'vitest';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildLab } from '../../infra/lab.ts';
 import type { StackSettings } from '../../infra/settings.ts';
@@ -138,4 +139,43 @@ export function labTag(resource: CfnResource): string | undefined {
   if (Array.isArray(tags)) return tags.find((tag: { Key: string }) => tag.Key === 'benchdrop:lab')?.Value;
   if (tags && typeof tags === 'object') return (tags as Record<string, string>)['benchdrop:lab'];
   return undefined;
+}
+
+export const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+/** What an SQS event source mapping needs of its queue (CDK grants it with addEventSource). */
+export const CONSUMER_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
+
+/**
+ * What a role's identity policies grant: sorted actions by resource (each resource as
+ * its template JSON). The role has one policy, of unconditional Allows only.
+ */
+export function roleGrants(template: Template, roleId: string): Record<string, string[]> {
+  const policies = resources(template, 'AWS::IAM::Policy').filter(([, p]) => asArray(p.Properties!.Roles).some((r) => JSON.stringify(r) === JSON.stringify(ref(roleId))));
+  expect(policies, `${roleId} has one policy`).toHaveLength(1);
+  expect(policies[0]![1].Properties!.Roles).toEqual([ref(roleId)]);
+  const granted: Record<string, Set<string>> = {};
+  for (const statement of policies[0]![1].Properties!.PolicyDocument.Statement as { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown }[]) {
+    expect(statement.Effect).toBe('Allow');
+    expect(statement.Condition).toBeUndefined();
+    for (const resource of asArray(statement.Resource)) {
+      const key = JSON.stringify(resource);
+      for (const action of asArray(statement.Action)) (granted[key] ??= new Set()).add(action);
+    }
+  }
+  return Object.fromEntries(Object.entries(granted).map(([key, actions]) => [key, [...actions].sort()]));
+}
+
+/** What the one alarm on `metricName` watches: namespace and dimensions (literal values only). */
+export function alarmWatching(template: Template, metricName: string): { namespace: string; dimensions: Record<string, string> } {
+  const [, alarm] = only(template, 'AWS::CloudWatch::Alarm', (r) => r.Properties?.MetricName === metricName);
+  const dimensions = (alarm.Properties!.Dimensions as { Name: string; Value: unknown }[]).map(({ Name, Value }) => {
+    if (typeof Value !== 'string') throw new Error(`alarm on ${metricName}: dimension ${Name} is not a literal`);
+    return [Name, Value] as const;
+  });
+  return { namespace: alarm.Properties!.Namespace as string, dimensions: Object.fromEntries(dimensions) };
+}
+
+/** The environment the template gives a function. */
+export function functionEnvironment(template: Template, functionId: string): Record<string, unknown> {
+  return (template.toJSON() as { Resources: Record<string, CfnResource> }).Resources[functionId]!.Properties!.Environment.Variables;
 }

@@ -1,0 +1,57 @@
+/**
+ * The sweeper Lambda: started by an EventBridge schedule, it hands the lab's
+ * table to shared/sweep.ts, which ends every `processing` upload no delivery can
+ * still finish, and reports how many it found and ended.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { storeFromEnv } from '../../shared/aws.ts';
+import { ENV } from '../../shared/config.ts';
+import type { SettleDeps } from '../../shared/ingest.ts';
+import { sweepStuckUploads, type Sweep } from '../../shared/sweep.ts';
+
+/**
+ * What this function reports, and the stack alarms on (infra/stack.ts): uploads
+ * found past their time, and of those the ones ended. Both are sent on every run,
+ * zero included, so a quiet lab shows a sweeper that runs. The lab is a dimension,
+ * as labs share an account and the namespace.
+ */
+export const SWEEPER_METRICS = {
+  namespace: 'Benchdrop',
+  service: 'benchdrop-sweeper',
+  swept: 'UploadsSwept',
+  overdue: 'UploadsOverdue',
+} as const;
+
+const lab = process.env[ENV.lab];
+export const logger = new Logger({ serviceName: SWEEPER_METRICS.service });
+export const metrics = new Metrics({ namespace: SWEEPER_METRICS.namespace, serviceName: SWEEPER_METRICS.service, ...(lab ? { defaultDimensions: { lab } } : {}) });
+
+let deps: SettleDeps | undefined;
+
+/** The table and its client, created once per container (or injected by tests). */
+export function sweeperDeps(env: NodeJS.ProcessEnv = process.env): SettleDeps {
+  return storeFromEnv(env);
+}
+
+export function setSweeperDeps(value: SettleDeps | undefined): void {
+  deps = value;
+}
+
+export const handler = middy(async (event: ScheduledEvent, context: Context): Promise<Sweep> => {
+  deps ??= sweeperDeps();
+  const sweep = await sweepStuckUploads({ ...deps, remainingMs: () => context.getRemainingTimeInMillis() });
+  metrics.addMetric(SWEEPER_METRICS.overdue, MetricUnit.Count, sweep.overdue);
+  metrics.addMetric(SWEEPER_METRICS.swept, MetricUnit.Count, sweep.ended);
+  const details = { scheduledAt: event.time, ...sweep };
+  // Overdue uploads mean a delivery died without finishing them: worth a warning.
+  if (sweep.overdue > 0) logger.warn('swept', details);
+  else logger.info('swept', details);
+  return sweep;
+})
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));
