@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: every benchmark of issue 6, one after the other, each in its own
- * process (`npm run bench:<name>`), its output passed through as it comes. Each
+ * `npm run bench`: every benchmark of issues 6 and 13, one after the other, each in
+ * its own process (`npm run bench:<name>`), its output passed through as it comes. Each
  * bench ends with a `targets: all met` or `targets: NOT met: ...` line; this
  * collects those lines and ends with one summary: per bench its time and targets,
  * then the whole run's time against its own target (under 15 minutes on a fresh
@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { table } from './stats.ts';
 
 /** The benches, in the order they run: the cheap, self-contained ones first. */
-export const BENCHES = ['parse', 'lambda', 'cost', 'ingest', 'api'] as const;
+export const BENCHES = ['parse', 'lambda', 'cost', 'ingest', 'limits', 'api', 'listings'] as const;
 const WHOLE_RUN_TARGET_MIN = 15;
 
 interface Outcome {

@@ -9,7 +9,7 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { ApiError } from '../shared/api.ts';
+import { MAX_PAGE, type ApiError } from '../shared/api.ts';
 import { CliError } from './io.ts';
 import { TARGET_HELP, type ApiTarget, type CredentialSource } from './target.ts';
 
@@ -24,6 +24,12 @@ export interface ApiClientDeps {
 }
 
 export type Query = Record<string, string | number | undefined>;
+
+/** What ApiClient.list gathered, and the cursor of the listing's rest. */
+export interface Listed<T> {
+  items: T[];
+  next?: string;
+}
 
 export interface BuiltRequest {
   url: string;
@@ -96,6 +102,25 @@ export class ApiClient {
 
   async get<T>(path: string, query: Query = {}): Promise<T> {
     return this.request<T>('GET', path, query);
+  }
+
+  /**
+   * Up to `max` items of a paged listing (shared/api.ts: `{ <field>: T[], next? }`),
+   * from its start or from the cursor `from`, asking page after page, each for
+   * what is still wanted (at most MAX_PAGE); `next` is where the listing goes on
+   * after them, absent when it has no more.
+   */
+  async list<T>(path: string, field: string, query: Query = {}, max = Infinity, from?: string): Promise<Listed<T>> {
+    const items: T[] = [];
+    let next = from;
+    do {
+      const page = await this.get<Record<string, unknown>>(path, { ...query, limit: Math.min(MAX_PAGE, max - items.length), next });
+      const got = page[field];
+      if (!Array.isArray(got)) throw new CliError(`the API at ${this.target.url} answered ${path} without a ${field} list; is ${this.target.url} a benchdrop API? Otherwise ${TARGET_HELP}`);
+      items.push(...(got as T[]));
+      next = typeof page['next'] === 'string' ? page['next'] : undefined;
+    } while (next !== undefined && items.length < max);
+    return { items, ...(next !== undefined ? { next } : {}) };
   }
 
   async request<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {

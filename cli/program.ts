@@ -66,7 +66,7 @@ export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, 
       .description('list runs, with the run ids compare takes (run=ID)')
       .option('--device <glob>', 'only devices matching this glob, e.g. "sas*"')
       .addOption(new Option('--format <format>', 'only runs of this format').choices(FORMATS))
-      .option('--limit <n>', 'at most this many runs (API default 100, at most 500)')
+      .option('--limit <n>', 'at most this many runs (default 100; the CLI pages through the API for more)')
       .option('--json', 'print the API\'s JSON'),
   ).action(async (options) => {
     setExitCode(await runsCommand(options, io, deps));

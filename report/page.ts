@@ -7,17 +7,19 @@
  * both sides' absolute curves; for iostat one bar per metric drawn from 1x on a
  * log axis (a 0.2x bar goes down), with its value and interval; a table per
  * metric and one per point, `~` marking what is not significant; the uploads
- * list with failures and their reasons. Served by the local lab at GET / (it asks
- * the API on the same origin) and written whole by `benchdrop compare --html`,
- * with the comparison embedded. Charts are uPlot's; nothing is fetched from
- * elsewhere.
+ * list with failures and their reasons; the lab's device labels offered in the
+ * selector fields (the largest page of GET /devices, and a note when the lab
+ * holds more). Served by the local lab at GET / (it asks the API on the same
+ * origin) and written whole by `benchdrop compare --html`, with the comparison
+ * embedded. Charts are uPlot's; nothing is fetched from elsewhere.
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './page.css';
-import type { UploadListing } from '../shared/api.ts';
+import type { DevicesPage, UploadListing } from '../shared/api.ts';
 import type { Comparison, ComparisonPoint, Interval } from '../shared/compare.ts';
 import { formatRatio, RESOLUTION_STEPS } from '../shared/comparison/format.ts';
+import { MAX_PAGE } from '../shared/store/pages.ts';
 
 interface Embedded {
   comparison?: Comparison;
@@ -49,6 +51,8 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLEl
 /** The parts of the page the served HTML has no place for, made once beside those it has. */
 function layout(): void {
   if (document.getElementById('advice')) return;
+  $('controls').after(el('datalist', { id: 'device-labels' }), el('p', { id: 'devices-note', hidden: true }));
+  for (const id of ['a', 'b']) $(id).setAttribute('list', 'device-labels');
   $('interval').after(el('div', { id: 'advice' }), el('div', { id: 'paired' }));
   $('warnings').before(el('div', { id: 'warnings-title', textContent: 'warnings', hidden: true }));
   const metrics = el(
@@ -362,6 +366,24 @@ function renderUploads(uploads: readonly UploadListing[]): void {
   $('uploads').replaceChildren(...rows);
 }
 
+/**
+ * The lab's device labels as suggestions in the selector fields: one page of
+ * the largest size (a datalist of hundreds of thousands would stall the page),
+ * and a note saying how many are offered and, when the lab holds more, how to
+ * reach the others.
+ */
+function renderDevices(page: DevicesPage): void {
+  $('device-labels').replaceChildren(...page.devices.map((d) => el('option', { value: d.label })));
+  const note = $('devices-note');
+  const count = `${page.devices.length} device label${page.devices.length === 1 ? '' : 's'}`;
+  note.textContent =
+    page.next === undefined
+      ? `${count} in this lab, offered as you type a selector`
+      : `the first ${count} of this lab are offered as you type; it holds more: type the start of a label and a * (x4100/*) to take those`;
+  note.dataset['more'] = String(page.next !== undefined);
+  note.hidden = false;
+}
+
 function showError(message: string): void {
   $('error').textContent = message;
   document.body.dataset['state'] = 'error';
@@ -412,6 +434,7 @@ function start(): void {
     (r) => renderUploads(r.uploads),
     (error: Error) => showError(`uploads: ${error.message}`),
   );
+  getJson<DevicesPage>(`devices?limit=${MAX_PAGE}`).then(renderDevices, (error: Error) => showError(`devices: ${error.message}`));
 }
 
 start();

@@ -3,14 +3,20 @@
  * CLI and the tests: routes, query parameters (zod, so a bad one is a 400 naming
  * what is allowed; unknown ones are refused) and response shapes.
  *
- *   GET  /devices                      { devices: DeviceEntry[] }
- *   GET  /runs?device=GLOB&format=F    { runs: RunListing[] }
- *   GET  /runs/{id}                    { run: RunRecord, series: SeriesItem[] }
- *   GET  /compare?a=SEL&b=SEL&metric=M Comparison (shared/compare.ts)
- *   GET  /uploads?status=S             { uploads: UploadListing[] }
- *   POST /uploads {key, size, device?, tags?}  PresignedUpload
+ *   GET  /devices?limit=N&next=C                    { devices: DeviceEntry[], next? }
+ *   GET  /runs?device=GLOB&format=F&limit=N&next=C  { runs: RunListing[], next? }
+ *   GET  /runs/{id}                                 { run: RunRecord, series: SeriesItem[] }
+ *   GET  /compare?a=SEL&b=SEL&metric=M              Comparison (shared/compare.ts)
+ *   GET  /uploads?status=S&limit=N&next=C           { uploads: UploadListing[], next? }
+ *   POST /uploads {key, size, device?, tags?}       PresignedUpload
  *   errors: { error: { code, message } } with 400, 403, 404; a 500 says only
  *   "internal error" and a request id (never a stack trace or an internal name)
+ *
+ * Every listing pages: at most `limit` items (default 100, at most MAX_PAGE)
+ * and at most MAX_PAGE_BYTES of them, and `next` when there may be more: the
+ * same request with `next` added gives the following page. Follow `next` until
+ * it is absent; GET /runs over many labels may answer a short (even empty) page
+ * with a `next`, as it reads a bounded number of labels per request.
  */
 // zod's mini build, a seventh of the classic one's size: these schemas go into
 // the API function's bundle, which Node compiles at every cold start.
@@ -19,6 +25,8 @@ import { isMetricSpec, METRIC_SPEC_HELP } from './compare.ts';
 import { FORBIDDEN_IN_LABELS, MAX_LABEL_LENGTH } from './labels.ts';
 import { FORMATS } from './model.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from './selectors.ts';
+import { MAX_CURSOR_LENGTH } from './store/cursors.ts';
+import { DEFAULT_PAGE, MAX_PAGE } from './store/pages.ts';
 import { KEY_SEPARATOR } from './store/keys.ts';
 import { UPLOAD_STATUSES, type RunRecord, type SeriesItem, type UploadStatus } from './store/records.ts';
 
@@ -31,20 +39,26 @@ export const ROUTES = {
   createUpload: 'POST /uploads',
 } as const;
 
-export const MAX_PAGE = 500;
-
-/** GET /devices takes no parameters: any is refused, like an unknown one elsewhere. */
-export const DevicesQuery = z.strictObject({});
+export { DEFAULT_PAGE, MAX_PAGE, MAX_PAGE_BYTES } from './store/pages.ts';
 
 /** No control characters and no key separator: see shared/labels.ts. */
 const noForbidden = { message: `no control characters and no "${KEY_SEPARATOR}"` };
 
-const pageLimit = () => z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_PAGE)), 100);
+const pageLimit = () => z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_PAGE)), DEFAULT_PAGE);
+/** What the listing's answer gave as `next`; the listing checks it (shared/store/cursors.ts). */
+const pageCursor = () => z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_CURSOR_LENGTH)));
+
+export const DevicesQuery = z.strictObject({
+  limit: pageLimit(),
+  next: pageCursor(),
+});
 
 export const RunsQuery = z.strictObject({
-  device: z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_PATTERN_LENGTH), z.refine((d) => !FORBIDDEN_IN_LABELS.test(d), noForbidden))),
+  /** A label or pattern (shared/selectors.ts parsePattern checks it); escaped, every character may take two. */
+  device: z.optional(z.string().check(z.minLength(1), z.maxLength(2 * MAX_PATTERN_LENGTH))),
   format: z.optional(z.enum(FORMATS)),
   limit: pageLimit(),
+  next: pageCursor(),
 });
 
 export const CompareQuery = z.strictObject({
@@ -56,6 +70,7 @@ export const CompareQuery = z.strictObject({
 export const UploadsQuery = z.strictObject({
   status: z.optional(z.enum(UPLOAD_STATUSES)),
   limit: pageLimit(),
+  next: pageCursor(),
 });
 
 /** S3's limit on a key, in UTF-8 bytes. */
@@ -100,6 +115,22 @@ export interface RunListing {
   tags: Record<string, string>;
   context: string[];
   source: { bucket: string; key: string; version: string };
+}
+
+/** One page of a listing: `next` (absent on the last page) asks for the following one. */
+export interface DevicesPage {
+  devices: DeviceEntry[];
+  next?: string;
+}
+
+export interface RunsPage {
+  runs: RunListing[];
+  next?: string;
+}
+
+export interface UploadsPage {
+  uploads: UploadListing[];
+  next?: string;
 }
 
 export interface RunDetail {

@@ -9,22 +9,39 @@
  *   format=diskperf|iostat
  *   context~TEXT    a substring of the run's context lines (`context~tunefs -a 1`)
  *
- * Globs know `*` and `?`. Terms are checked here, so a bad one is a 400 naming what
- * is allowed, never a query. Device and host patterns and tags hold no control
- * characters and no key separator (`#`): a pattern can only become the tail of a
- * DEVICE# key or a prefix within the DEVICES partition, never reach another kind
- * of item. `context~TEXT` may hold `#` (shell prompts do): it is only ever
- * compared with context lines in memory.
+ * Globs know `*` and `?`. A backslash before one of `, = ~ * ? \` makes that
+ * character literal, so any label can be named exactly (`device=a\,b\*` is the
+ * label `a,b*`); before any other character it is a backslash like any other
+ * (`a\b` is still the label `a\b`). Terms are checked here, so a bad one is a
+ * 400 naming what is allowed, never a query. Device and host patterns and tags
+ * hold no control characters and no key separator (`#`): a pattern can only
+ * become the tail of a DEVICE# key or a prefix within the DEVICES partition,
+ * never reach another kind of item. `context~TEXT` may hold `#` (shell prompts
+ * do): it is only ever compared with context lines in memory.
  */
-import { FORBIDDEN_IN_LABELS } from './labels.ts';
+import { FORBIDDEN_IN_LABELS, MAX_LABEL_LENGTH, withoutLookAlikes } from './labels.ts';
 import { FORMATS, type Format } from './model.ts';
+import { MAX_DEVICE_NAME_BYTES } from './parsers/iostat-run.ts';
 import { KEY_SEPARATOR } from './store/keys.ts';
 
+/**
+ * A device or host pattern, compiled once. `glob` is what globMatches reads: `*`
+ * and `?` are wildcards, a backslash makes the next character literal (the
+ * parser writes `\*`, `\?` and `\\` for literal ones, nothing else escaped).
+ */
+export interface Pattern {
+  glob: string;
+  /** The label it names, when it has no wildcard. */
+  exact?: string;
+  /** The literal text before its first wildcard (all of it when exact): what a DEVICES query can begin_with. */
+  prefix: string;
+}
+
 export type Term =
-  | { kind: 'device'; glob: string }
+  | ({ kind: 'device' } & Pattern)
   | { kind: 'tag'; key: string; value: string }
   | { kind: 'run'; id: string }
-  | { kind: 'host'; glob: string }
+  | ({ kind: 'host' } & Pattern)
   | { kind: 'format'; format: Format }
   | { kind: 'context'; text: string };
 
@@ -43,47 +60,97 @@ export interface SelectorCandidate {
   context: readonly string[];
 }
 
-export const MAX_SELECTOR_LENGTH = 512;
+/**
+ * The longest label there is: an iostat series, `<label>/<native>`. A pattern
+ * may be as long, counting an escaped character once.
+ */
+export const MAX_PATTERN_LENGTH = MAX_LABEL_LENGTH + 1 + MAX_DEVICE_NAME_BYTES;
+/** Room for two terms naming the longest label exactly (`device=` and every character escaped) and the comma between. */
+export const MAX_SELECTOR_LENGTH = 2 * ('device='.length + 2 * MAX_PATTERN_LENGTH) + 1;
 export const MAX_TERMS = 10;
 export const SELECTOR_HELP =
-  'comma-separated terms that must all hold: device=GLOB (or a bare GLOB), tag.KEY=VALUE, run=ID, host=GLOB, format=diskperf|iostat, context~TEXT';
+  'comma-separated terms that must all hold: device=GLOB (or a bare GLOB), tag.KEY=VALUE, run=ID, host=GLOB, format=diskperf|iostat, context~TEXT; ' +
+  'GLOB takes * and ? as wildcards, and a backslash makes the next , = ~ * ? or \\ literal (device=a\\,b\\* is the label "a,b*")';
 
 export class SelectorError extends Error {
   override readonly name = 'SelectorError';
 }
 
-/** A device or host pattern: at most this long, none of the selector's own separators. */
-export const MAX_PATTERN_LENGTH = 128;
-const SELECTOR_SYNTAX = /[,=~]/;
+/** What a backslash makes literal: the selector's own separators and the wildcards (and itself). */
+const ESCAPABLE = new Set([',', '=', '~', '*', '?', '\\']);
+const WILDCARDS = new Set(['*', '?']);
 const TAG_KEY = /^[A-Za-z0-9_.:+@/-]{1,64}$/;
 const RUN_ID = /^r[0-9a-f]{24}$/;
 
+/** One character of a selector, and whether a backslash before it made it literal. */
+interface Char {
+  c: string;
+  escaped: boolean;
+}
+
+/** The characters of `text` with their escapes resolved (UTF-16 code units, as labels are measured). */
+function readChars(text: string): Char[] {
+  const out: Char[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const next = text[i + 1];
+    if (text[i] === '\\' && next !== undefined && ESCAPABLE.has(next)) {
+      out.push({ c: next, escaped: true });
+      i++;
+    } else out.push({ c: text[i]!, escaped: false });
+  }
+  return out;
+}
+
+const textOf = (chars: readonly Char[]) => chars.map((ch) => ch.c).join('');
+const isSyntax = (ch: Char, set: ReadonlySet<string>) => !ch.escaped && set.has(ch.c);
+
+/** Without unescaped whitespace at either end (labels never start or end with any). */
+function trimChars(chars: readonly Char[]): Char[] {
+  let from = 0;
+  let to = chars.length;
+  while (from < to && /\s/.test(chars[from]!.c)) from++;
+  while (to > from && /\s/.test(chars[to - 1]!.c)) to--;
+  return chars.slice(from, to);
+}
+
+/** Split at every unescaped `separator`. */
+function splitChars(chars: readonly Char[], separator: string): Char[][] {
+  const parts: Char[][] = [[]];
+  for (const ch of chars) {
+    if (!ch.escaped && ch.c === separator) parts.push([]);
+    else parts.at(-1)!.push(ch);
+  }
+  return parts;
+}
+
 export function parseSelector(text: string): Selector {
-  const trimmed = text.trim();
+  // Names are kept without invisible characters and composed (labels.ts): so is what names them.
+  const trimmed = withoutLookAlikes(text).trim();
   if (trimmed.length === 0) throw new SelectorError(`empty selector; expected ${SELECTOR_HELP}`);
   if (trimmed.length > MAX_SELECTOR_LENGTH) throw new SelectorError(`selector longer than ${MAX_SELECTOR_LENGTH} characters`);
-  const parts = trimmed.split(',').map((p) => p.trim());
+  const parts = splitChars(readChars(trimmed), ',').map(trimChars);
   if (parts.length > MAX_TERMS) throw new SelectorError(`${parts.length} terms; at most ${MAX_TERMS}`);
   return { text: trimmed, terms: parts.map(parseTerm) };
 }
 
-function parseTerm(part: string): Term {
-  if (part.length === 0) throw new SelectorError(`an empty term; expected ${SELECTOR_HELP}`);
-  const tilde = part.indexOf('~');
-  const eq = part.indexOf('=');
-  if (tilde > 0 && (eq === -1 || tilde < eq)) {
-    const name = part.slice(0, tilde).trim();
-    const value = part.slice(tilde + 1).trim();
-    if (name !== 'context') throw new SelectorError(`"${part}": only context~TEXT takes ~`);
+const NAME_END = new Set(['=', '~']);
+
+function parseTerm(chars: Char[]): Term {
+  const part = textOf(chars);
+  if (chars.length === 0) throw new SelectorError(`an empty term; expected ${SELECTOR_HELP}`);
+  const at = chars.findIndex((ch) => isSyntax(ch, NAME_END));
+  if (at === -1) return { kind: 'device', ...compilePattern(chars, part) };
+  const name = textOf(trimChars(chars.slice(0, at)));
+  const valueChars = trimChars(chars.slice(at + 1));
+  const value = textOf(valueChars);
+  if (chars[at]!.c === '~') {
+    if (name !== 'context') throw new SelectorError(`"${part}": only context~TEXT takes ~ (a label holding ~ is written \\~)`);
     if (value.length === 0) throw new SelectorError(`"${part}": context~ needs some text`);
     return { kind: 'context', text: value };
   }
-  if (eq === -1) return { kind: 'device', glob: checkGlob(part, part) };
-  const name = part.slice(0, eq).trim();
-  const value = part.slice(eq + 1).trim();
   if (value.length === 0) throw new SelectorError(`"${part}": ${name}= needs a value`);
-  if (name === 'device') return { kind: 'device', glob: checkGlob(value, part) };
-  if (name === 'host') return { kind: 'host', glob: checkGlob(value, part) };
+  if (name === 'device') return { kind: 'device', ...compilePattern(valueChars, part) };
+  if (name === 'host') return { kind: 'host', ...compilePattern(valueChars, part) };
   if (name === 'run') {
     if (!RUN_ID.test(value)) throw new SelectorError(`"${part}": a run id is r followed by 24 hex digits`);
     return { kind: 'run', id: value };
@@ -97,23 +164,58 @@ function parseTerm(part: string): Term {
     if (!TAG_KEY.test(key) || !TAG_KEY.test(value)) throw new SelectorError(`"${part}": tag keys and values are 1-64 letters, digits and _ . : + @ / -`);
     return { kind: 'tag', key, value };
   }
-  throw new SelectorError(`unknown term "${name}"; expected ${SELECTOR_HELP}`);
+  throw new SelectorError(`unknown term "${name}"; expected ${SELECTOR_HELP} (a label holding = is written \\=)`);
 }
 
-/** A device or host pattern a selector term may hold. */
-export function isDevicePattern(glob: string): boolean {
-  return glob.length > 0 && glob.length <= MAX_PATTERN_LENGTH && !FORBIDDEN_IN_LABELS.test(glob) && !SELECTOR_SYNTAX.test(glob);
-}
+const PATTERN_RULES = `at most ${MAX_PATTERN_LENGTH} printable characters, no "${KEY_SEPARATOR}", * and ? as wildcards, \\ before , = ~ * ? \\ to make them literal`;
 
-function checkGlob(glob: string, part: string): string {
-  if (!isDevicePattern(glob)) {
-    throw new SelectorError(`"${part.slice(0, 60)}": not a device or host pattern (at most ${MAX_PATTERN_LENGTH} printable characters, no "${KEY_SEPARATOR}", * and ? as wildcards)`);
-  }
-  return glob;
+/**
+ * A pattern from its characters. In a selector an unescaped `=` or `~` is
+ * refused (it would have ended a term name); `inSelector` false is the `device`
+ * parameter of GET /runs, where they are plain characters.
+ */
+function compilePattern(chars: readonly Char[], part: string, inSelector = true): Pattern {
+  const label = textOf(chars);
+  const problem =
+    chars.length === 0
+      ? 'empty'
+      : chars.length > MAX_PATTERN_LENGTH
+        ? `${chars.length} characters`
+        : FORBIDDEN_IN_LABELS.test(label)
+          ? `it holds "${KEY_SEPARATOR}" or a control character`
+          : inSelector && chars.some((ch) => isSyntax(ch, NAME_END))
+            ? 'an = or ~ in it ends a term name: write \\= or \\~'
+            : undefined;
+  if (problem !== undefined) throw new SelectorError(`"${part.slice(0, 60)}": not a device or host pattern (${problem}; ${PATTERN_RULES})`);
+  let glob = '';
+  let wildcard = -1;
+  chars.forEach((ch, i) => {
+    const wild = isSyntax(ch, WILDCARDS);
+    if (wild && wildcard === -1) wildcard = i;
+    glob += wild ? ch.c : ch.c === '*' || ch.c === '?' || ch.c === '\\' ? `\\${ch.c}` : ch.c;
+  });
+  if (wildcard === -1) return { glob, exact: label, prefix: label };
+  return { glob, prefix: textOf(chars.slice(0, wildcard)) };
 }
 
 /**
- * Whether `text` matches `glob` (`*` any run of characters, `?` any one). Two
+ * The `device` parameter of GET /runs as a pattern: the same wildcards and
+ * escapes as a selector's device term; `,`, `=` and `~` are plain characters
+ * there. A SelectorError says what is wrong.
+ */
+export function parsePattern(text: string): Pattern {
+  const chars = trimChars(readChars(withoutLookAlikes(text)));
+  return compilePattern(chars, text, false);
+}
+
+/** A label named exactly: the pattern that matches it and nothing else (for messages that suggest one). */
+export function exactPattern(label: string): string {
+  return label.replace(/[,=~*?\\]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Whether `text` matches `glob` (`*` any run of characters, `?` any one, a
+ * backslash makes the next character literal; a trailing one is itself). Two
  * cursors and the last `*` to fall back to: at most glob x text steps, where a
  * regular expression built from `*a*a*a*a*a*b` backtracks for hours on a label of
  * a hundred `a`s (found by fuzzing the selectors). No cache: nothing a request
@@ -122,19 +224,21 @@ function checkGlob(glob: string, part: string): string {
 export function globMatches(glob: string, text: string): boolean {
   let g = 0;
   let t = 0;
+  /** Where the glob goes on after the last `*` seen, and the text position that `*` took up to. */
   let star = -1;
   let resume = 0;
   while (t < text.length) {
     const c = glob[g];
+    const escaped = c === '\\' && g + 1 < glob.length;
     if (c === '*') {
-      star = g++;
+      star = ++g;
       resume = t;
-    } else if (g < glob.length && (c === '?' || c === text[t])) {
-      g++;
+    } else if (g < glob.length && (c === '?' || (escaped ? glob[g + 1] : c) === text[t])) {
+      g += escaped ? 2 : 1;
       t++;
     } else if (star >= 0) {
       // Let the last * take one more character and try again from there.
-      g = star + 1;
+      g = star;
       t = ++resume;
     } else return false;
   }
@@ -165,8 +269,9 @@ export function matches(selector: Selector, candidate: SelectorCandidate): boole
 
 /**
  * How a store can find a selector's candidates without scanning, narrowest
- * first: one run, one device label, the runs carrying a tag (the selector's
- * first tag term), the device labels with a literal prefix, or every label.
+ * first: one run, one device label (any device term without a wildcard), the
+ * runs carrying a tag (the selector's first tag term), the device labels with
+ * the longest literal prefix of its device patterns, or every label.
  */
 export type SelectorPlan =
   | { by: 'run'; runId: string }
@@ -178,11 +283,11 @@ export type SelectorPlan =
 export function planSelector(selector: Selector): SelectorPlan {
   const run = selector.terms.find((t): t is Extract<Term, { kind: 'run' }> => t.kind === 'run');
   if (run) return { by: 'run', runId: run.id };
-  const device = selector.terms.find((t): t is Extract<Term, { kind: 'device' }> => t.kind === 'device');
-  const wildcard = device ? device.glob.search(/[*?]/) : -1;
-  if (device && wildcard === -1) return { by: 'device', exact: device.glob };
+  const devices = selector.terms.filter((t): t is Extract<Term, { kind: 'device' }> => t.kind === 'device');
+  const exact = devices.find((d) => d.exact !== undefined);
+  if (exact) return { by: 'device', exact: exact.exact! };
   const tag = selector.terms.find((t): t is Extract<Term, { kind: 'tag' }> => t.kind === 'tag');
   if (tag) return { by: 'tag', key: tag.key, value: tag.value };
-  if (device && wildcard > 0) return { by: 'devicePrefix', prefix: device.glob.slice(0, wildcard) };
-  return { by: 'allDevices' };
+  const prefix = devices.reduce((longest, d) => (d.prefix.length > longest.length ? d.prefix : longest), '');
+  return prefix ? { by: 'devicePrefix', prefix } : { by: 'allDevices' };
 }

@@ -1,6 +1,6 @@
 /**
- * `benchdrop devices [--json]`: the labels a lab knows (GET /devices), with the
- * format of their runs and when they were last seen.
+ * `benchdrop devices [--json]`: every label a lab knows (GET /devices, page after
+ * page), with the format of their runs and when they were last seen.
  */
 import type { DeviceEntry } from '../../shared/api.ts';
 import { apiClientFor, guarded, plural, shortTime, type CliDeps } from '../context.ts';
@@ -15,12 +15,12 @@ export interface DevicesOptions extends TargetFlags {
 export function devicesCommand(options: DevicesOptions, io: Output, deps: CliDeps = {}): Promise<number> {
   return guarded(io, async () => {
     const api = await apiClientFor(options, deps);
-    const body = await api.get<{ devices: DeviceEntry[] }>('/devices');
+    // The labels are what selectors are written from: all of them, however many pages they take.
+    const { items: devices } = await api.list<DeviceEntry>('/devices', 'devices');
     if (options.json) {
-      io.out(JSON.stringify(body, null, 2));
+      io.out(JSON.stringify({ devices }, null, 2));
       return 0;
     }
-    const devices = body.devices ?? [];
     if (devices.length === 0) {
       io.out('no devices yet: upload logs with `benchdrop upload FILE... --device LABEL`');
       return 0;

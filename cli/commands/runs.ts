@@ -1,9 +1,12 @@
 /**
  * `benchdrop runs [--device GLOB] [--format F] [--limit N] [--json]`: the runs a
- * lab holds (GET /runs), newest as the API orders them, with the object each came
- * from. Run ids are what `compare run=ID ...` takes.
+ * lab holds (GET /runs, as many pages as --limit asks for, 100 by default), in
+ * the API's order (an exact label's newest first; a pattern's label by label),
+ * with the object each came from, and how many more there are past --limit.
+ * Run ids are what `compare run=ID ...` takes.
  */
-import { MAX_PAGE, type RunListing } from '../../shared/api.ts';
+import { DEFAULT_PAGE, MAX_PAGE, type RunListing, type RunsPage } from '../../shared/api.ts';
+import type { ApiClient, Query } from '../api-client.ts';
 import { apiClientFor, guarded, plural, shortTime, type CliDeps } from '../context.ts';
 import { CliError, type Output } from '../io.ts';
 import { renderTable } from '../table.ts';
@@ -18,26 +21,41 @@ export interface RunsOptions extends TargetFlags {
 
 export function runsCommand(options: RunsOptions, io: Output, deps: CliDeps = {}): Promise<number> {
   return guarded(io, async () => {
-    const limit = options.limit === undefined ? undefined : Number(options.limit);
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) throw new CliError(`--limit ${options.limit}: expected a whole number from 1 to ${MAX_PAGE}`);
+    const limit = options.limit === undefined ? DEFAULT_PAGE : Number(options.limit);
+    if (!(Number.isSafeInteger(limit) && limit >= 1)) throw new CliError(`--limit ${options.limit}: expected a whole number of runs, 1 or more`);
     const api = await apiClientFor(options, deps);
-    const body = await api.get<{ runs: RunListing[] }>('/runs', { device: options.device, format: options.format, limit });
+    const filters: Query = { device: options.device, format: options.format };
+    const { items: runs, next } = await api.list<RunListing>('/runs', 'runs', filters, limit);
     if (options.json) {
-      io.out(JSON.stringify(body, null, 2));
+      // `next` goes on after these runs: GET /runs with the same filters and next=<it>.
+      io.out(JSON.stringify({ runs, ...(next !== undefined ? { next } : {}) }, null, 2));
       return 0;
     }
-    const runs = body.runs ?? [];
-    if (runs.length === 0) {
+    if (runs.length === 0 && next === undefined) {
       const filter = [options.device && `device ${options.device}`, options.format && `format ${options.format}`].filter(Boolean).join(', ');
       io.out(filter ? `no runs match ${filter}` : 'no runs yet: upload logs with `benchdrop upload FILE... --device LABEL`');
       return 0;
     }
     const rows = runs.map((r) => [r.runId, r.device, r.format, nameHost(r), shortTime(r.time), r.source?.key]);
-    io.out(renderTable(['run id', 'device', 'format', 'name/host', 'time', 'key'], rows, ''));
-    const shown = plural(runs.length, 'run');
-    io.out(limit !== undefined ? (runs.length >= limit ? `${shown} (the first ${limit}; raise --limit, up to ${MAX_PAGE})` : shown) : runs.length >= 100 ? `${shown} (the API's first page; use --limit up to ${MAX_PAGE})` : shown);
+    if (runs.length > 0) io.out(renderTable(['run id', 'device', 'format', 'name/host', 'time', 'key'], rows, ''));
+    io.out(next === undefined ? plural(runs.length, 'run') : await moreText(api, filters, runs.length, next));
     return 0;
   });
+}
+
+/**
+ * What lies past --limit, counted on one more page (one request, at most
+ * MAX_PAGE runs): "37 more" and the --limit that shows them all, or "at least
+ * 256 more" when the listing goes on past that page too.
+ */
+async function moreText(api: ApiClient, filters: Query, shown: number, next: string): Promise<string> {
+  const rest = await api.get<RunsPage>('/runs', { ...filters, limit: MAX_PAGE, next });
+  const more = rest.runs.length;
+  const head = `${plural(shown, 'run')} shown`;
+  const narrow = '--device or --format narrows the list';
+  if (rest.next === undefined) return more === 0 ? plural(shown, 'run') : `${head}, ${more} more: --limit ${shown + more} shows them all`;
+  if (more === 0) return `${head}, and the listing goes on: raise --limit, or ${narrow}`;
+  return `${head}, at least ${more} more: --limit ${shown + more} shows ${more} of them, ${narrow}`;
 }
 
 function nameHost(run: RunListing): string {

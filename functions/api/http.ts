@@ -12,6 +12,7 @@ import { CompareError, METRIC_SPEC_HELP } from '../../shared/compare.ts';
 import { FORMATS } from '../../shared/model.ts';
 import { MAX_LABEL_LENGTH } from '../../shared/labels.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH, SELECTOR_HELP, SelectorError } from '../../shared/selectors.ts';
+import { CursorError, MAX_CURSOR_LENGTH } from '../../shared/store/cursors.ts';
 import { KEY_SEPARATOR } from '../../shared/store/keys.ts';
 import { ReadLimitError } from '../../shared/store/read.ts';
 import { UPLOAD_STATUSES } from '../../shared/store/records.ts';
@@ -52,9 +53,10 @@ export const notFound = (message: string) => new HttpError(404, 'not_found', mes
 
 /** What each parameter allows, said when a value is refused. */
 const ALLOWED: Record<string, string> = {
-  device: `a device label or pattern (* and ? as wildcards), 1-${MAX_PATTERN_LENGTH} characters without control characters or "${KEY_SEPARATOR}"`,
+  device: `a device label or pattern (* and ? as wildcards, \\ before * ? \\ to make them literal), 1-${MAX_PATTERN_LENGTH} characters without control characters or "${KEY_SEPARATOR}"`,
   format: `one of ${FORMATS.join(', ')}`,
   limit: `a whole number from 1 to ${MAX_PAGE}`,
+  next: `the next value of the previous page's answer, as it came (at most ${MAX_CURSOR_LENGTH} characters)`,
   status: `one of ${UPLOAD_STATUSES.join(', ')}`,
   a: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
   b: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
@@ -126,6 +128,7 @@ const REQUEST_ID = /^[A-Za-z0-9=+/_-]{1,64}$/;
 export function answerFor(error: unknown, requestId?: string): { result: ApiResult; internal: boolean } {
   if (error instanceof HttpError) return { result: errorResult(error.statusCode, error.code, error.message), internal: false };
   if (error instanceof SelectorError || error instanceof CompareError || error instanceof ReadLimitError) return { result: errorResult(400, 'bad_request', error.message), internal: false };
+  if (error instanceof CursorError) return { result: errorResult(400, 'bad_request', `next: ${error.message}`), internal: false };
   const middy = error as { statusCode?: number; cause?: { package?: string } };
   if (middy?.cause?.package === '@middy/http-json-body-parser' && (middy.statusCode === 415 || middy.statusCode === 422)) {
     return { result: errorResult(400, 'bad_request', 'body: expected a JSON object with key, size, device?, tags?'), internal: false };

@@ -6,7 +6,8 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { CompareQuery, CreateUploadBody, DevicesQuery, RunsQuery, UploadsQuery, type PresignedUpload, type RunDetail } from '../../shared/api.ts';
 import { AnswerCache, compare as compareUseCase, type MetricSpec } from '../../shared/compare.ts';
 import { LabelError, parseTags } from '../../shared/labels.ts';
-import { getRun, listDevices, listRuns, listUploads, type ReadStore } from '../../shared/store/read.ts';
+import { parsePattern, SelectorError } from '../../shared/selectors.ts';
+import { getRun, pageDevices, pageRuns, pageUploads, type ReadStore } from '../../shared/store/read.ts';
 import { badRequest, json, jsonText, notFound, parseBody, parseQuery, type ApiEvent, type ApiResult } from './http.ts';
 
 export interface ApiDeps extends ReadStore {
@@ -26,13 +27,23 @@ export const UPLOAD_URL_SECONDS = 900;
 const RUN_ID = /^r[0-9a-f]{24}$/;
 
 export async function devices(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
-  parseQuery(DevicesQuery, event);
-  return json(200, { devices: await listDevices(deps) });
+  const query = parseQuery(DevicesQuery, event);
+  return json(200, await pageDevices(deps, query));
 }
 
 export async function runs(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
-  const query = parseQuery(RunsQuery, event);
-  return json(200, { runs: await listRuns(deps, query) });
+  const { device, ...query } = parseQuery(RunsQuery, event);
+  return json(200, await pageRuns(deps, { ...query, ...(device !== undefined ? { device: devicePattern(device) } : {}) }));
+}
+
+/** The `device` parameter as a pattern; one it cannot be is a 400 naming the parameter. */
+function devicePattern(text: string) {
+  try {
+    return parsePattern(text);
+  } catch (error) {
+    if (error instanceof SelectorError) throw badRequest(`device: ${error.message}`);
+    throw error;
+  }
 }
 
 export async function run(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
@@ -59,7 +70,7 @@ const withHeader = (result: ApiResult, name: string, value: string): ApiResult =
 
 export async function uploads(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
   const query = parseQuery(UploadsQuery, event);
-  return json(200, { uploads: await listUploads(deps, query) });
+  return json(200, await pageUploads(deps, query));
 }
 
 /** Printable ASCII: what an `x-amz-meta-*` header carries unchanged. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { UploadListing } from '../../shared/api.ts';
+import { MAX_PAGE, type UploadListing } from '../../shared/api.ts';
 import { objectKey, recordFor } from '../../cli/commands/upload.ts';
 import { runCli } from '../../cli/program.ts';
 import { createS3Client } from '../../shared/aws.ts';
@@ -175,7 +175,7 @@ describe('upload --wait', () => {
     expect(lines).toContain('failed wait/bad.txt: no diskperf table or iostat header found (line 7)');
     expect(lines.at(-1)).toBe('failed wait/bad.txt: no diskperf table or iostat header found (line 7)');
     expect(polls).toBe(3);
-    expect(api.requests.at(-1)).toMatchObject({ path: '/uploads', query: { limit: '500' } });
+    expect(api.requests.at(-1)).toMatchObject({ path: '/uploads', query: { limit: String(MAX_PAGE) } });
   });
 
   it('exits 0 when every file is ready', async () => {

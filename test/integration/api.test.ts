@@ -6,7 +6,7 @@
  * the DynamoDB client's send; nothing else is mocked.
  */
 import '../support/quiet.ts';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -18,13 +18,15 @@ import { MAX_AGE_MS, SETTLE_MS } from '../../shared/comparison/kept-answers.ts';
 import { handler as apiHandler, setApiDeps, type ApiDeps } from '../../functions/api/handler.ts';
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
-import { ROUTES, type DeviceEntry, type PresignedUpload, type RunDetail, type RunListing, type UploadListing } from '../../shared/api.ts';
+import { MAX_PAGE, ROUTES, type DeviceEntry, type PresignedUpload, type RunDetail, type RunListing, type UploadListing } from '../../shared/api.ts';
 import type { Comparison, Observation } from '../../shared/compare.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
+import { encodeCursor } from '../../shared/store/cursors.ts';
 import { devicePk, deviceSk, runId, runPk, seriesSk, tagKey } from '../../shared/store/keys.ts';
-import { MAX_OBSERVATIONS, resolveSelector } from '../../shared/store/read.ts';
-import { parseSelector } from '../../shared/selectors.ts';
+import { MAX_LABELS, MAX_OBSERVATIONS, resolveSelector } from '../../shared/store/read.ts';
+import { deviceItem, uploadRecord } from '../../shared/store/records.ts';
+import { exactPattern, MAX_PATTERN_LENGTH, parseSelector } from '../../shared/selectors.ts';
 import { createTableInput, INDEXES } from '../../shared/table.ts';
 import { startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
 import { fixture, FIXTURES_DIR } from '../support/fixtures.ts';
@@ -218,7 +220,7 @@ describe('devices and runs', () => {
     expect(r.body.devices.find((d) => d.label === 'x4100/c0t0d0')?.format).toBe('iostat');
   });
 
-  it('GET /runs filters by device pattern and format, newest first, one entry per diskperf run or iostat series', async () => {
+  it('GET /runs filters by device pattern and format, label by label and newest first within one, one entry per diskperf run or iostat series', async () => {
     const scsi = await get<{ runs: RunListing[] }>('/runs', { device: 'scsi2sd_*' });
     expect(scsi.status).toBe(200);
     expect(scsi.body.runs.map((r) => r.device).sort()).toEqual(['scsi2sd_10M_Sync', 'scsi2sd_redux']);
@@ -239,8 +241,13 @@ describe('devices and runs', () => {
     expect(x4100.body.runs).toHaveLength(4 * X4100_NATIVES.length);
     expect(new Set(x4100.body.runs.map((r) => r.runId))).toEqual(new Set(idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4)));
     expect(x4100.body.runs.every((r) => r.device.startsWith('x4100/') && r.format === 'iostat' && r.source.key.startsWith('x4100/'))).toBe(true);
-    const times = x4100.body.runs.map((r) => r.time);
-    expect([...times].sort().reverse()).toEqual(times);
+    // A pattern lists label after label (label order: a page goes on from the label it reached), each label's runs newest first.
+    const devices = x4100.body.runs.map((r) => r.device);
+    expect(devices).toEqual([...devices].sort());
+    for (const native of X4100_NATIVES) {
+      const times = x4100.body.runs.filter((r) => r.device === `x4100/${native}`).map((r) => r.time);
+      expect([...times].sort().reverse()).toEqual(times);
+    }
 
     // The upload's label, named exactly, lists its runs whole: one entry a run, as GET /devices lists the label.
     const whole = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100' });
@@ -469,9 +476,12 @@ describe('bad requests', () => {
     ['unknown selector term', '/compare', { a: 'colour=red', b: 'scsi2sd_10M_Sync' }, /^a: unknown term "colour"; expected comma-separated terms/],
     ['bad run id in a selector', '/compare', { a: 'scsi2sd_redux', b: 'run=42' }, /^b: "run=42": a run id is r followed by 24 hex digits$/],
     ['format=zfs', '/runs', { format: 'zfs' }, /^format: expected one of diskperf, iostat \(got "zfs"\)$/],
-    ['limit=0', '/runs', { limit: '0' }, /^limit: expected a whole number from 1 to 500 \(got "0"\)$/],
-    ['limit=ten', '/runs', { limit: 'ten' }, /^limit: expected a whole number from 1 to 500 \(got "ten"\)$/],
-    ['an unknown parameter', '/runs', { devices: 'x' }, /^devices: unknown parameter; expected device, format, limit$/],
+    ['limit=0', '/runs', { limit: '0' }, /^limit: expected a whole number from 1 to 1000 \(got "0"\)$/],
+    ['limit=ten', '/runs', { limit: 'ten' }, /^limit: expected a whole number from 1 to 1000 \(got "ten"\)$/],
+    ['limit=1001', '/devices', { limit: '1001' }, /^limit: expected a whole number from 1 to 1000 \(got "1001"\)$/],
+    ['an unknown parameter', '/runs', { devices: 'x' }, /^devices: unknown parameter; expected device, format, limit, next$/],
+    ['an unknown parameter of /devices', '/devices', { prefix: 'x' }, /^prefix: unknown parameter; expected limit, next$/],
+    ['a device pattern with the key separator', '/runs', { device: 'x#y' }, /^device: "x#y": not a device or host pattern \(it holds "#" or a control character/],
     ['status=lost', '/uploads', { status: 'lost' }, /^status: expected one of processing, ready, failed, deleted \(got "lost"\)$/],
   ];
   it.each(cases)('%s -> 400 naming the parameter', async (_name, path, query, message) => {
@@ -568,6 +578,293 @@ describe('limits', () => {
     } finally {
       setApiDeps(deps);
     }
+  });
+});
+
+// ---------------------------------------------------------------- paging
+
+/** A page of a listing as the API answers it. */
+type Page<F extends string, T> = { [K in F]: T[] } & { next?: string };
+
+/** A response body under 1 MB (10^6 bytes): what every page must stay within. */
+const UNDER_ONE_MB = 1_000_000;
+
+/**
+ * Every page of a listing, following `next`: the items in order, the pages'
+ * sizes (items and bytes), each page checked to be a 200 under 1 MB and of at
+ * most `limit` items.
+ */
+async function allPages<T>(path: string, field: string, query: Record<string, string> = {}): Promise<{ items: T[]; sizes: number[]; bytes: number[] }> {
+  const items: T[] = [];
+  const sizes: number[] = [];
+  const bytes: number[] = [];
+  let next: string | undefined;
+  do {
+    const r = await get<Record<string, unknown>>(path, { ...query, ...(next !== undefined ? { next } : {}) });
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    const page = r.body[field] as T[];
+    expect(page.length).toBeLessThanOrEqual(Number(query['limit'] ?? 100));
+    expect(Buffer.byteLength(r.text)).toBeLessThan(UNDER_ONE_MB);
+    items.push(...page);
+    sizes.push(page.length);
+    bytes.push(Buffer.byteLength(r.text));
+    next = r.body['next'] as string | undefined;
+    if (next !== undefined) expect(next).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(sizes.length).toBeLessThan(200);
+  } while (next !== undefined);
+  return { items, sizes, bytes };
+}
+
+/** A diskperf run's META as ingest stores it (one row), under `label`, at second `n` of 2031; `context` pads it. */
+function diskperfMeta(label: string, n: number, context: string[] = []) {
+  const id = `r${createHash('sha256').update(`${label}\0${n}`).digest('hex').slice(0, 24)}`;
+  const time = new Date(Date.UTC(2031, 0, 1) + n * 1000).toISOString();
+  return {
+    pk: runPk(id),
+    sk: 'META',
+    type: 'run',
+    runId: id,
+    format: 'diskperf',
+    label,
+    name: label,
+    tags: {},
+    context,
+    rows: [{ req_size: 4096, values: { fwd_wt: 1 + (n % 7) / 10 } }],
+    source: { bucket: env.bucket, key: `${label}/${n}.txt`, version: 'v1' },
+    time,
+    gsi1pk: devicePk(label),
+    gsi1sk: deviceSk(time, id),
+  };
+}
+
+/** Runs `fn` with the API (and ingest) reading and writing another table. */
+async function onTable<T>(tableName: string, fn: () => Promise<T>): Promise<T> {
+  setApiDeps({ ...deps, tableName });
+  setIngestDeps({ ...ingestDeps, tableName });
+  try {
+    return await fn();
+  } finally {
+    setApiDeps(deps);
+    setIngestDeps(ingestDeps);
+  }
+}
+
+describe('listings over more than a thousand labels', () => {
+  // A table of its own: thousands of labels the other tests must not see.
+  const table = `paging-${uid()}`;
+  const HOSTS = Array.from({ length: 1200 }, (_, i) => `host-${String(i).padStart(4, '0')}`);
+  const OTHERS = Array.from({ length: 300 }, (_, i) => `other-${String(i).padStart(3, '0')}`);
+  /** 1,001 series labels under one label with no runs of its own: more than a selector may read. */
+  const WIDE = Array.from({ length: MAX_LABELS + 1 }, (_, i) => `wide/d${String(i).padStart(4, '0')}`);
+  const IO_DISKS = ['sda', 'sdb', 'sdc'];
+  const LAST_SEEN = '2031-02-01T00:00:00.000Z';
+
+  beforeAll(async () => {
+    await env.createTable(table);
+    const writer = new BatchWriter(env.db, table);
+    [...HOSTS, ...OTHERS].forEach((label, n) => {
+      writer.put(diskperfMeta(label, n));
+      writer.put(deviceItem(label, 'diskperf', LAST_SEEN, 'v1'));
+    });
+    for (const label of WIDE) writer.put(deviceItem(label, 'iostat', LAST_SEEN, 'v1'));
+    await writer.flush();
+    // An iostat upload, ingested: its label and one series label per disk.
+    await onTable(table, () => ingest(`io-host/iostat-${uid()}.txt`, Buffer.from(solarisIostatLog({ reports: 3, devices: IO_DISKS }))));
+  }, 60_000);
+
+  it('GET /devices: 100 labels a page by default, up to 1,000 with limit, every label once, in label order', async () => {
+    const labels = [...HOSTS, ...OTHERS, ...WIDE, 'io-host', ...IO_DISKS.map((d) => `io-host/${d}`)].sort();
+    await onTable(table, async () => {
+      const first = await get<Page<'devices', DeviceEntry>>('/devices');
+      expect(first.body.devices.map((d) => d.label)).toEqual(labels.slice(0, 100));
+      expect(first.body.next).toEqual(expect.any(String));
+      const paged = await allPages<DeviceEntry>('/devices', 'devices', { limit: String(MAX_PAGE) });
+      expect(paged.sizes).toEqual([1000, 1000, labels.length - 2000]);
+      expect(paged.items.map((d) => d.label)).toEqual(labels);
+      expect(paged.items.find((d) => d.label === 'host-0001')).toEqual({ label: 'host-0001', format: 'diskperf', lastSeen: LAST_SEEN });
+      const small = await allPages<DeviceEntry>('/devices', 'devices', { limit: '61' });
+      expect(small.items.map((d) => d.label)).toEqual(labels);
+    });
+  }, 60_000);
+
+  it('GET /runs without a device pages across every label: each run once, label by label, newest first within one', async () => {
+    await onTable(table, async () => {
+      const paged = await allPages<RunListing>('/runs', 'runs', { limit: String(MAX_PAGE) });
+      // One entry per diskperf run and per iostat series; the upload label's own run is listed as its series.
+      const expected = [...HOSTS, ...OTHERS].length + IO_DISKS.length;
+      expect(paged.items).toHaveLength(expected);
+      expect(new Set(paged.items.map((r) => `${r.runId} ${r.device}`)).size).toBe(expected);
+      const devices = paged.items.map((r) => r.device);
+      expect(devices).toEqual([...devices].sort());
+      expect(devices.filter((d) => d.startsWith('io-host'))).toEqual(IO_DISKS.map((d) => `io-host/${d}`));
+      // A page reads a bounded number of labels: more than one page, none over the limit.
+      expect(paged.sizes.length).toBeGreaterThan(1);
+
+      // A prefix pattern reads only the labels under it; a leading wildcard scans for its few.
+      const hosts = await allPages<RunListing>('/runs', 'runs', { device: 'host-*', limit: String(MAX_PAGE) });
+      expect(hosts.items.map((r) => r.device)).toEqual(HOSTS);
+      const sevens = await allPages<RunListing>('/runs', 'runs', { device: '*-0007' });
+      expect(sevens.items.map((r) => r.device)).toEqual(['host-0007']);
+      // A filter that drops almost every entry: short (even empty) pages that go on, then the last.
+      const iostat = await allPages<RunListing>('/runs', 'runs', { format: 'iostat' });
+      expect(iostat.items.map((r) => r.device)).toEqual(IO_DISKS.map((d) => `io-host/${d}`));
+      expect(iostat.sizes.length).toBeGreaterThan(1);
+      // Exact labels as before: the upload's label lists its run whole.
+      expect((await get<Page<'runs', RunListing>>('/runs', { device: 'io-host' })).body).toEqual({ runs: [expect.objectContaining({ device: 'io-host', format: 'iostat' })] });
+    });
+  }, 60_000);
+
+  it('a selector that would read more than 1,000 labels is a 400 saying how to narrow it, after one DEVICES page, well under 1 s', async () => {
+    const counter = counting({ ...deps, tableName: table });
+    setApiDeps(counter.deps);
+    try {
+      const refusals: [Record<string, string>, RegExp][] = [
+        [{ a: '*-0007', b: 'host-0001' }, /^a: "\*-0007" starts its device pattern with a wildcard, so it would read every device label, and there are more than 1000: start the pattern with literal text \(sas10k\*, x4100\/\*\), or add tag\.KEY=VALUE \(the tag index finds its runs\) or run=ID$/],
+        [{ a: 'host-0001', b: 'format=diskperf,context~x' }, /^b: "format=diskperf,context~x" names no device, tag or run, so it would read every device label, and there are more than 1000: add a device pattern starting with literal text/],
+        [{ a: 'host-*', b: 'host-0001' }, /^a: "host-\*" reaches more than 1000 device labels starting "host-": make the literal text before its first wildcard longer, or add tag\.KEY=VALUE/],
+        [{ a: 'wide', b: 'host-0001' }, /^a: "wide" has more than 1000 series labels under "wide\/": name one \(wide\/sda\), or the ones starting alike \(wide\/sd\*\), or add tag\.KEY=VALUE/],
+      ];
+      for (const [query, message] of refusals) {
+        counter.detail();
+        const started = performance.now();
+        const r = await get<ErrorBody>('/compare', query);
+        const ms = performance.now() - started;
+        expect(r.status).toBe(400);
+        expect(r.body.error.message).toMatch(message);
+        // The refused side lists at most MAX_LABELS + 1 labels in one Query of DEVICES, and reads no label's runs.
+        expect(counter.detail().reads.filter((x) => x === 'Query')).toHaveLength(1);
+        expect(ms).toBeLessThan(1000);
+      }
+      // Narrowed by a longer literal prefix: 100 labels, answered.
+      const narrowed = await get<Comparison>('/compare', { a: 'host-00*', b: 'host-01*', metric: 'fwd_wt' });
+      expect(narrowed.status).toBe(200);
+      expect(narrowed.body.a).toMatchObject({ runs: 100, devices: HOSTS.slice(0, 100) });
+      // A leading wildcard among fewer than 1,000 labels is still read whole (the main table).
+      setApiDeps(deps);
+      expect((await get<Comparison>('/compare', { a: '*redux', b: 'scsi2sd_10M_Sync' })).body.ratio!.toFixed(2)).toBe('1.90');
+    } finally {
+      setApiDeps(deps);
+    }
+  }, 30_000);
+
+  it('a bad next is a 400 saying so, decided before any read', async () => {
+    const first = await onTable(table, () => get<Page<'runs', RunListing>>('/runs', { device: 'host-*', limit: '5' }));
+    const devicesNext = (await onTable(table, () => get<Page<'devices', DeviceEntry>>('/devices', { limit: '5' }))).body.next!;
+    const runsNext = first.body.next!;
+    const forged = (position: unknown, device = 'host-*') => encodeCursor('runs', { device, format: undefined }, position);
+    const cases: [string, Record<string, string>, RegExp][] = [
+      ['/runs', { next: 'not a cursor!' }, /^next: not a cursor: pass the next value of an answer as it came, or leave next out to start from the beginning$/],
+      ['/runs', { next: runsNext.slice(0, 20) }, /^next: not a cursor/],
+      ['/runs', { next: Buffer.from('{"l":"runs","q":1}').toString('base64url') }, /^next: not a cursor/],
+      ['/runs', { device: 'host-*', next: devicesNext }, /^next: a cursor of GET \/devices, not of GET \/runs/],
+      ['/runs', { device: 'other-*', next: runsNext }, /^next: a cursor of this listing asked with other filters/],
+      ['/runs', { device: 'host-*', format: 'iostat', next: runsNext }, /^next: a cursor of this listing asked with other filters/],
+      // Made with the right filters, but a position the listing never writes: outside the prefix, a key separator, an over-long sort key.
+      ['/runs', { device: 'host-*', next: forged({ label: 'other-001' }) }, /^next: not a cursor of this listing/],
+      ['/runs', { device: 'host-*', next: forged({ label: 'host-#', after: 'x' }) }, /^next: not a cursor of this listing/],
+      ['/runs', { device: 'host-*', next: forged({ label: 'host-0001', after: 'x'.repeat(1025) }) }, /^next: not a cursor of this listing/],
+      ['/runs', { device: 'host-0001', next: forged({ label: 'host-0002', after: 'x' }, 'host-0001') }, /^next: not a cursor of this listing/],
+      ['/uploads', { next: encodeCursor('uploads', { status: undefined }, { after: 42 }) }, /^next: not a cursor of this listing/],
+      ['/devices', { next: encodeCursor('devices', {}, { after: `a${'\u0000'}b` }) }, /^next: not a cursor of this listing/],
+      ['/devices', { next: 'x'.repeat(5000) }, /^next: expected the next value of the previous page's answer, as it came \(at most 4096 characters\)/],
+    ];
+    for (const tableName of [table, `missing-${uid()}`]) {
+      await onTable(tableName, async () => {
+        for (const [path, query, message] of cases) {
+          const r = await get<ErrorBody>(path, query);
+          expect({ path, status: r.status, message: r.body.error?.message }).toEqual({ path, status: 400, message: expect.stringMatching(message) });
+        }
+      });
+    }
+    // The cursor goes on where the page stopped, for any limit.
+    const second = await onTable(table, () => get<Page<'runs', RunListing>>('/runs', { device: 'host-*', limit: '3', next: runsNext }));
+    expect([...first.body.runs, ...second.body.runs].map((r) => r.device)).toEqual(HOSTS.slice(0, 8));
+  });
+});
+
+describe('every page stays under 1 MB', () => {
+  const table = `big-${uid()}`;
+  /** About 4 KB of context per run: 600 of them are 2.4 MB. */
+  const CONTEXT = Array.from({ length: 8 }, (_, i) => `${i}: ${'dd if=/dev/zero of=/mnt/test bs=1M count=1024 oflag=direct; '.repeat(8)}`);
+  const LONG_LABELS = Array.from({ length: MAX_PAGE }, (_, i) => `${String(i).padStart(4, '0')}${'L'.repeat(MAX_PATTERN_LENGTH - 4)}`);
+  const UPLOADS = 1_100;
+
+  beforeAll(async () => {
+    await env.createTable(table);
+    const writer = new BatchWriter(env.db, table);
+    for (let n = 0; n < 600; n++) writer.put(diskperfMeta('fat', n, CONTEXT));
+    writer.put(deviceItem('fat', 'diskperf', '2031-02-01T00:00:00.000Z', 'v1'));
+    for (const label of LONG_LABELS) writer.put(deviceItem(label, 'iostat', '2031-02-01T00:00:00.000Z', 'v1'));
+    const runIds = Array.from({ length: 100 }, (_, i) => runId(env.bucket, 'big.txt', 'v1', i));
+    for (let n = 0; n < UPLOADS; n++) {
+      const now = new Date(Date.UTC(2031, 0, 1) + n * 1000).toISOString();
+      const object = { bucket: env.bucket, key: `uploads/${String(n).padStart(5, '0')}.txt`, version: `v${n}` };
+      const fields = n % 2 === 0 ? { runIds, runCount: 100 } : { message: `uploads/${n}.txt: ${'no diskperf or iostat data here; '.repeat(60)}`, line: 0 };
+      writer.put(uploadRecord(object, n % 2 === 0 ? 'ready' : 'failed', fields, now));
+    }
+    await writer.flush();
+  }, 60_000);
+
+  it('runs of 4 KB each: a page of fewer than 1,000, then the next from where it stopped; every run once, newest first', async () => {
+    await onTable(table, async () => {
+      const paged = await allPages<RunListing>('/runs', 'runs', { device: 'fat', limit: String(MAX_PAGE) });
+      expect(paged.items).toHaveLength(600);
+      expect(paged.sizes.length).toBeGreaterThanOrEqual(3);
+      expect(Math.max(...paged.bytes)).toBeGreaterThan(800_000);
+      const times = paged.items.map((r) => r.time);
+      expect(times).toEqual([...times].sort().reverse());
+      expect(new Set(paged.items.map((r) => r.runId)).size).toBe(600);
+    });
+  }, 30_000);
+
+  it('1,000 labels of 257 characters fit one page; 1,100 uploads of 2-5 KB page by size, every status merged newest first', async () => {
+    await onTable(table, async () => {
+      const devices = await allPages<DeviceEntry>('/devices', 'devices', { limit: String(MAX_PAGE) });
+      expect(devices.sizes).toEqual([1000, 1]);
+      expect(devices.items.map((d) => d.label)).toEqual([...LONG_LABELS, 'fat']);
+
+      const uploads = await allPages<UploadListing>('/uploads', 'uploads', { limit: String(MAX_PAGE) });
+      expect(uploads.items).toHaveLength(UPLOADS);
+      expect(uploads.sizes.length).toBeGreaterThanOrEqual(3);
+      const updated = uploads.items.map((u) => u.updatedAt);
+      expect(updated).toEqual([...updated].sort().reverse());
+      expect(new Set(uploads.items.map((u) => u.key)).size).toBe(UPLOADS);
+      const failed = await allPages<UploadListing>('/uploads', 'uploads', { status: 'failed', limit: '250' });
+      expect(failed.items.map((u) => u.key)).toEqual(uploads.items.filter((u) => u.status === 'failed').map((u) => u.key));
+    });
+  }, 30_000);
+});
+
+describe('naming any label', () => {
+  it('a label holding , = ~ * ? is named exactly with backslashes, in a selector and in GET /runs', async () => {
+    const u = uid();
+    const label = `odd,${u}=1~2*?`;
+    await ingest(`odd-${u}/redux.txt`, REDUX, { metadata: { device: label } });
+    // A look-alike the escaped pattern must not take: the same label where the * and ? are other characters.
+    await ingest(`odd-${u}/other.txt`, SYNC_10M, { metadata: { device: `odd,${u}=1~2xy` } });
+    const r = await get<Comparison>('/compare', { a: exactPattern(label), b: 'scsi2sd_10M_Sync' });
+    expect(r.status).toBe(200);
+    expect(r.body.a.devices).toEqual([label]);
+    expect(r.body.ratio!.toFixed(2)).toBe('1.90');
+    expect((await get<Comparison>('/compare', { a: `odd\\,${u}=1~2\\*\\?`, b: 'scsi2sd_10M_Sync' })).status).toBe(400);
+    // The wildcard form takes both; the escaped prefix is what the DEVICES query begins with.
+    expect((await get<Comparison>('/compare', { a: `odd\\,${u}\\=*`, b: 'scsi2sd_10M_Sync' })).body.a.devices).toEqual([label, `odd,${u}=1~2xy`].sort());
+    const runs = await get<Page<'runs', RunListing>>('/runs', { device: `odd,${u}=1~2\\*\\?` });
+    expect(runs.body.runs.map((x) => x.device)).toEqual([label]);
+  });
+
+  it('a series label of 257 characters (a 128-character label, a 128-byte disk) is named in full', async () => {
+    const label = `${uid()}${'L'.repeat(120)}`;
+    const disk = 'd'.repeat(128);
+    await ingest(`long-${uid()}/iostat.txt`, Buffer.from(solarisIostatLog({ reports: 3, devices: [disk, 'sdb'] })), { metadata: { device: label } });
+    const series = `${label}/${disk}`;
+    expect(series).toHaveLength(MAX_PATTERN_LENGTH);
+    const r = await get<Comparison>('/compare', { a: series, b: `${label}/sdb`, metric: 'write_iops' });
+    expect(r.status).toBe(200);
+    expect(r.body.a.devices).toEqual([series]);
+    expect((await get<Page<'runs', RunListing>>('/runs', { device: series })).body.runs).toEqual([expect.objectContaining({ device: series })]);
+    const tooLong = await get<ErrorBody>('/compare', { a: `${series}x`, b: `${label}/sdb` });
+    expect(tooLong.body.error.message).toMatch(/^a: ".*": not a device or host pattern \(258 characters; at most 257 printable characters/);
   });
 });
 
@@ -917,7 +1214,8 @@ describe('reads per comparison', () => {
         await ingest(`unrelated-host-${i}/iostat.txt`, SOLARIS_XN);
       }
       setApiDeps(counter.deps);
-      const devices = await get<{ devices: DeviceEntry[] }>('/devices');
+      const devices = await get<{ devices: DeviceEntry[]; next?: string }>('/devices', { limit: '1000' });
+      expect(devices.body.next).toBeUndefined();
       expect(devices.body.devices.filter((d) => d.label.startsWith('unrelated-')).length).toBe(10 + 10 * (1 + 4));
 
       const after = await measure();

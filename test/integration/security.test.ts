@@ -35,8 +35,9 @@ import { createUpload, UPLOAD_URL_SECONDS } from '../../functions/api/routes.ts'
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
 import { startHttpServer, type ApiHandler } from '../../infra/local/http.ts';
-import { ROUTES, type ApiError, type DeviceEntry, type PresignedUpload, type RunListing, type UploadListing } from '../../shared/api.ts';
+import { MAX_PAGE, ROUTES, type ApiError, type DeviceEntry, type PresignedUpload, type RunListing, type UploadListing } from '../../shared/api.ts';
 import { objectRefOf } from '../../shared/ingest.ts';
+import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from '../../shared/selectors.ts';
 import { chunkSk, devicePk, DEVICES_PK, KEY_SEPARATOR, objectPk, runId, runPk, seriesSk, statusPk, uploadPk, uploadSk } from '../../shared/store/keys.ts';
 import { createS3Client } from '../../shared/aws.ts';
 import { REGION, S3RVER_CREDENTIALS, startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
@@ -224,8 +225,8 @@ const BAD_SELECTORS: string[] = [
   'tag.k=',
   'tag.k=v v',
   `tag.${'k'.repeat(65)}=v`,
-  'x'.repeat(129),
-  'x'.repeat(513),
+  'x'.repeat(MAX_PATTERN_LENGTH + 1),
+  'x'.repeat(MAX_SELECTOR_LENGTH + 1),
   'x,'.repeat(11) + 'x',
   '\u0000',
   'a\u0007b',
@@ -297,12 +298,12 @@ describe('API errors reveal nothing internal', () => {
       get('/runs', { limit: '1e309' }),
       get('/runs', { limit: '5.5' }),
       get('/runs', { limit: '9'.repeat(400) }),
-      get('/runs', { device: 'x'.repeat(129) }),
+      get('/runs', { device: 'x'.repeat(MAX_PATTERN_LENGTH + 1) }),
       get('/runs', { devices: 'x' }),
       get('/uploads', { status: 'lost' }),
       get('/uploads', { status: 'failed#' }),
-      get('/uploads', { limit: '501' }),
-      get('/devices', { limit: '1' }),
+      get('/uploads', { limit: String(MAX_PAGE + 1) }),
+      get('/devices', { next: 'not-a-cursor' }),
     ];
     for (const req of cases) {
       const body = checkRefusal(await send(req), req, 400);
@@ -408,8 +409,8 @@ const HOSTILE_LABELS = () => [
   'a\u0000b',
   'a\u001fb',
   'a\u007fb',
-  'x'.repeat(129),
-  'é'.repeat(129),
+  'x'.repeat(MAX_PATTERN_LENGTH + 1),
+  'é'.repeat(MAX_PATTERN_LENGTH + 1),
 ];
 
 describe('labels and selectors cannot reach other key spaces', () => {

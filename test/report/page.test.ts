@@ -5,19 +5,26 @@
  * runs a side shows its interval's label, `~`, the advice and the warnings; the
  * self-contained file from `compare --html` shows a comparison without a server,
  * the faster side named first, and its iostat bars drawn from 1x (down for
- * 0.2x). Screenshots go to a temp folder.
+ * 0.2x); the lab's device labels are offered in the selector fields, the first
+ * 1,000 of a lab that holds more with a note saying so. Screenshots go to a temp
+ * folder.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../support/quiet.ts';
 import { startLab, type Lab } from '../../infra/local/lab.ts';
 import { reportHtml } from '../../report/build.ts';
+import type { DevicesPage } from '../../shared/api.ts';
+import { createDocumentClient } from '../../shared/aws.ts';
 import { compareObservations, type Comparison, type Observation } from '../../shared/compare.ts';
+import { BatchWriter } from '../../shared/store/batch.ts';
+import { MAX_PAGE } from '../../shared/store/pages.ts';
+import { deviceItem } from '../../shared/store/records.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // As the machine's probe runs it: no sandbox as root, and no background traffic to hosts it cannot reach.
@@ -46,9 +53,12 @@ interface DrawnBars {
   bars: { metric: string; top: number; bottom: number }[];
 }
 
-async function api(path: string): Promise<Comparison> {
-  return (await (await fetch(`${lab.endpoints.apiUrl}${path}`)).json()) as Comparison;
+async function api<T = Comparison>(path: string): Promise<T> {
+  return (await (await fetch(`${lab.endpoints.apiUrl}${path}`)).json()) as T;
 }
+
+/** The labels the page offers in its selector fields, in order. */
+const offered = (page: Page) => page.locator('#device-labels option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
 
 describe('the report page', () => {
   it('served by the lab, it compares redux with 10M_Sync: 1.90, why there is no interval, a log2 chart of ratios and the uploads list; then iostat bars, and 4 runs a side with their interval, ~ and warnings', async () => {
@@ -78,6 +88,14 @@ describe('the report page', () => {
     expect(await page.locator('#points tr').count()).toBe(54);
     await page.locator('#uploads tr').nth(3).waitFor();
     expect(await page.locator('#uploads tr.ready').count()).toBe(4);
+    // Every label of the lab, offered in both selector fields.
+    await page.locator('#devices-note:not([hidden])').waitFor();
+    const labels = (await api<DevicesPage>(`/devices?limit=${MAX_PAGE}`)).devices.map((d) => d.label);
+    expect(labels).toEqual(expect.arrayContaining(['scsi2sd_redux', 'scsi2sd_10M_Sync', '300G_10K_SGI_Indy', 'x4100', 'x4100/c0t0d0']));
+    expect(await offered(page)).toEqual(labels);
+    expect(await page.getAttribute('#a', 'list')).toBe('device-labels');
+    expect(await page.getAttribute('#b', 'list')).toBe('device-labels');
+    expect(await page.textContent('#devices-note')).toBe(`${labels.length} device labels in this lab, offered as you type a selector`);
     const shot = join(dir, 'report.png');
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(20_000);
@@ -196,4 +214,30 @@ describe('the report page', () => {
     await page.screenshot({ path: join(dir, 'bars.png') });
     await page.close();
   }, 30_000);
+  it('a lab of more labels than one page: the first 1,000 offered, and a note saying there are more and how to reach them', async () => {
+    const { dynamodbEndpoint, table, region } = lab.endpoints;
+    const db = createDocumentClient({ region, dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      const writer = new BatchWriter(db, table);
+      for (let i = 0; i < 1500; i++) writer.put(deviceItem(`many-${String(i).padStart(4, '0')}`, 'diskperf', '2031-01-01T00:00:00.000Z', 'v1'));
+      await writer.flush();
+    } finally {
+      db.destroy();
+    }
+    const first = await api<DevicesPage>(`/devices?limit=${MAX_PAGE}`);
+    expect(first.next).toEqual(expect.any(String));
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(lab.endpoints.reportUrl);
+    await page.locator('#devices-note[data-more="true"]').waitFor({ timeout: 20_000 });
+    expect(await offered(page)).toEqual(first.devices.map((d) => d.label));
+    expect(await page.locator('#device-labels option').count()).toBe(MAX_PAGE);
+    expect(await page.textContent('#devices-note')).toBe('the first 1000 device labels of this lab are offered as you type; it holds more: type the start of a label and a * (x4100/*) to take those');
+    // The page still compares.
+    await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
+    expect(await page.textContent('#ratio')).toBe('1.90x');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 });

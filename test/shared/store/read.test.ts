@@ -6,6 +6,7 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runPk } from '../../../shared/store/keys.ts';
+import { parsePattern } from '../../../shared/selectors.ts';
 import { planLabels, ReadSession } from '../../../shared/store/read.ts';
 
 type Key = { pk: string; sk: string };
@@ -49,11 +50,20 @@ describe('ReadSession.runHeads', () => {
 });
 
 describe('planLabels', () => {
+  const plan = (text: string) => planLabels(parsePattern(text));
   it('reads one label, the labels under a literal prefix, or all labels', () => {
-    expect(planLabels('x4100/c0t0d0')).toEqual({ by: 'device', exact: 'x4100/c0t0d0' });
-    expect(planLabels('x4100/c0t*')).toEqual({ by: 'devicePrefix', prefix: 'x4100/c0t' });
-    expect(planLabels('300G?10K')).toEqual({ by: 'devicePrefix', prefix: '300G' });
-    expect(planLabels('*redux')).toEqual({ by: 'allDevices' });
+    expect(plan('x4100/c0t0d0')).toEqual({ by: 'device', exact: 'x4100/c0t0d0' });
+    expect(plan('x4100/c0t*')).toEqual({ by: 'devicePrefix', prefix: 'x4100/c0t' });
+    expect(plan('300G?10K')).toEqual({ by: 'devicePrefix', prefix: '300G' });
+    expect(plan('*redux')).toEqual({ by: 'allDevices' });
     expect(planLabels(undefined)).toEqual({ by: 'allDevices' });
+  });
+
+  it('takes escaped wildcards as literal text: the exact label, or a longer literal prefix', () => {
+    expect(plan('raid\\*5')).toEqual({ by: 'device', exact: 'raid*5' });
+    expect(plan('what\\?-*')).toEqual({ by: 'devicePrefix', prefix: 'what?-' });
+    // The GET /runs parameter is no selector: its , = ~ are plain characters.
+    expect(plan('a,b=c~d')).toEqual({ by: 'device', exact: 'a,b=c~d' });
+    expect(plan('\\*x')).toEqual({ by: 'device', exact: '*x' });
   });
 });

@@ -9,7 +9,9 @@
  *
  * The property: the handler answers (never throws), with a 2xx or a 4xx, never a
  * 5xx; the body is JSON; a 4xx is `{"error":{"code","message"}}` whose message holds
- * no stack trace, source path or internal name.
+ * no stack trace, source path or internal name; a listing's page is under 1 MB.
+ * `next` cursors are fuzzed too: real ones (used with other routes and filters),
+ * truncated or altered ones, and base64url JSON of any shape.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -25,7 +27,9 @@ import { objectRefOf } from '../../../shared/ingest.ts';
 import { METRIC_GROUPS, DISKPERF_METRICS, IOSTAT_METRICS } from '../../../shared/metrics.ts';
 import { FORMATS } from '../../../shared/model.ts';
 import { runId } from '../../../shared/store/keys.ts';
-import { listDevices } from '../../../shared/store/read.ts';
+import { parsePattern } from '../../../shared/selectors.ts';
+import { encodeCursor } from '../../../shared/store/cursors.ts';
+import { listDevices, pageDevices, pageRuns, pageUploads } from '../../../shared/store/read.ts';
 import { UPLOAD_STATUSES } from '../../../shared/store/records.ts';
 import { startEmulators } from '../emulators.ts';
 import { FIXTURES_DIR } from '../fixtures.ts';
@@ -40,10 +44,11 @@ export interface ApiRequest {
   body?: string;
 }
 
-/** Device labels and run ids the fixture data has, so that some requests reach real answers. */
+/** Device labels, run ids and `next` cursors the fixture data has, so that some requests reach real answers. */
 export interface KnownData {
   devices: string[];
   runIds: string[];
+  cursors: string[];
 }
 
 const ANY_TEXT = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ unit: 'grapheme', maxLength: 20 }));
@@ -53,6 +58,19 @@ const limitArb = fc.oneof(
   fc.integer({ min: -10, max: MAX_PAGE * 3 }).map(String),
   ANY_TEXT,
 );
+
+/** `next` values: real cursors (on any route, with any filters), cut or altered ones, and made-up ones of every shape. */
+function cursorArb(known: KnownData): fc.Arbitrary<string> {
+  const real = fc.constantFrom(...known.cursors);
+  const position = fc.oneof(fc.constant(null), fc.json({ maxDepth: 2 }).map((j) => JSON.parse(j) as unknown), fc.record({ label: fc.oneof(ANY_TEXT, fc.constantFrom(...known.devices)), after: fc.oneof(ANY_TEXT, fc.constant('~')) }, { requiredKeys: [] }));
+  return fc.oneof(
+    { weight: 3, arbitrary: real },
+    { weight: 1, arbitrary: fc.tuple(real, fc.nat()).map(([c, n]) => c.slice(0, n % (c.length + 1))) },
+    { weight: 1, arbitrary: fc.tuple(real, fc.nat(), fc.constantFrom('A', '_', '-', '0', '%', '=')).map(([c, n, x]) => `${c.slice(0, n % c.length)}${x}${c.slice((n % c.length) + 1)}`) },
+    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('devices', 'runs', 'uploads'), fc.option(globArb, { nil: undefined }), position).map(([name, device, p]) => encodeCursor(name as 'runs', name === 'runs' ? { device, format: undefined } : name === 'uploads' ? { status: undefined } : {}, p)) },
+    { weight: 1, arbitrary: fc.oneof(ANY_TEXT, fc.json().map((j) => Buffer.from(j).toString('base64url')), fc.constant('x'.repeat(4097))) },
+  );
+}
 
 const metricArb = fc.oneof(fc.constantFrom(...METRIC_GROUPS, ...DISKPERF_METRICS, ...IOSTAT_METRICS, 'constructor', '__proto__', 'toString', 'ALL', 'all ', ''), ANY_TEXT);
 
@@ -74,6 +92,7 @@ function queryArb(known: KnownData): fc.Arbitrary<[string, string][]> {
     fc.tuple(fc.constant('status'), fc.oneof(fc.constantFrom(...UPLOAD_STATUSES), ANY_TEXT)),
     fc.tuple(fc.constant('format'), fc.oneof(fc.constantFrom(...FORMATS), ANY_TEXT)),
     fc.tuple(fc.constant('device'), fc.oneof(fc.constantFrom(...known.devices), globArb, ANY_TEXT)),
+    fc.tuple(fc.constant('next'), cursorArb(known)),
     fc.tuple(fc.oneof(fc.constantFrom('A', 'metrics', 'id', 'key', '__proto__', 'constructor', ''), ANY_TEXT), ANY_TEXT),
   );
   return fc.array(param, { maxLength: 5 });
@@ -177,6 +196,9 @@ export async function apiHoldsUp(request: ApiRequest, internalNames: readonly st
   } catch {
     throw new Error(`HTTP ${status} with a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
   }
+  if (status === 200 && /^\/(devices|runs|uploads)(\?|$)/.test(request.url)) {
+    check(Buffer.byteLength(text) < 1_000_000, `a page of ${Buffer.byteLength(text)} bytes: ${request.url.slice(0, 200)}`);
+  }
   if (status >= 400) {
     const error = (body as { error?: { code?: unknown; message?: unknown } }).error;
     check(typeof error?.code === 'string' && typeof error.message === 'string' && error.message.length > 0, `HTTP ${status} without {"error":{"code","message"}}: ${text.slice(0, 300)}`);
@@ -230,9 +252,17 @@ export async function startApiFuzzBench(): Promise<ApiFuzzBench> {
     }
     const devices = (await listDevices(env.deps)).map((d) => d.label);
     if (devices.length < 4) throw new Error(`expected the fixture devices, found ${devices.join(', ')}`);
+    // One real cursor of each listing, and of a runs listing filtered by a pattern.
+    const cursors = [
+      (await pageDevices(env.deps, { limit: 1 })).next,
+      (await pageRuns(env.deps, { limit: 1 })).next,
+      (await pageRuns(env.deps, { limit: 1, device: parsePattern('x4100/*') })).next,
+      (await pageUploads(env.deps, { limit: 1 })).next,
+    ].filter((c): c is string => c !== undefined);
+    if (cursors.length < 4) throw new Error(`expected a cursor of each listing, found ${cursors.length}`);
     const hostPort = (url: string) => new URL(url).host;
     return {
-      known: { devices, runIds },
+      known: { devices, runIds, cursors },
       internalNames: [env.tableName, env.bucket, hostPort(env.dynamodbEndpoint), hostPort(env.s3Endpoint)],
       stop: async () => {
         setApiDeps(undefined);

@@ -1,20 +1,36 @@
 /**
  * Fuzzing the selector grammar (shared/selectors.ts): any text, and texts built
- * from the grammar's own pieces with their separators, wildcards, control
- * characters and lengths pushed around. The property: parseSelector either throws
- * a SelectorError with a message, or returns a selector within the limits whose
- * every term is well formed; planning and matching it against any candidate
- * never throws, and a pattern matches exactly what a reference matcher says,
- * within a time that cannot hide a backtracking blow-up.
+ * from the grammar's own pieces with their separators, escapes, wildcards,
+ * control characters and lengths pushed around. The property: parseSelector
+ * either throws a SelectorError with a message, or returns a selector within the
+ * limits whose every term is well formed; planning and matching it against any
+ * candidate never throws, a candidate a pattern matches starts with the
+ * pattern's literal prefix, and a pattern matches exactly what a reference
+ * matcher says, within a time that cannot hide a backtracking blow-up. And any
+ * label there can be, written with exactPattern, names that label and no other.
  */
 import fc from 'fast-check';
+import { FORBIDDEN_IN_LABELS, normaliseName, withoutLookAlikes } from '../../../shared/labels.ts';
 import { FORMATS } from '../../../shared/model.ts';
-import { globMatches, matches, MAX_SELECTOR_LENGTH, MAX_TERMS, parseSelector, planSelector, SelectorError, type Selector, type SelectorCandidate } from '../../../shared/selectors.ts';
+import {
+  exactPattern,
+  globMatches,
+  matches,
+  MAX_PATTERN_LENGTH,
+  MAX_SELECTOR_LENGTH,
+  MAX_TERMS,
+  parseSelector,
+  planSelector,
+  SelectorError,
+  termMatches,
+  type Selector,
+  type SelectorCandidate,
+} from '../../../shared/selectors.ts';
 
 /** Longest a match of one selector against one candidate may take, even on a loaded machine (a regex blow-up takes minutes). */
 export const MATCH_MS = 250;
 
-const WILD = fc.constantFrom('*', '?', '**', '*?', 'a', 'b', 'x4100', '/', 'c0t', 'd0', '.', '+', '(', ')', '[', ']', '\\', '^', '$', '|', '{', '}', ' ', '#', '%', 'é', '\u2028', '\u0000', '\n', '\u007f', 'ſ');
+const WILD = fc.constantFrom('*', '?', '**', '*?', 'a', 'b', 'x4100', '/', 'c0t', 'd0', '.', '+', '(', ')', '[', ']', '\\', '\\*', '\\?', '\\\\', '\\,', '\\=', '\\~', '^', '$', '|', '{', '}', ' ', '#', '%', 'é', '\u2028', '\u0000', '\n', '\u007f', 'ſ');
 
 /** Device and host patterns: wildcard-heavy, sometimes long, sometimes with what a pattern may not hold. */
 export const globArb = fc.oneof(
@@ -25,10 +41,20 @@ export const globArb = fc.oneof(
 
 /** Labels and hosts to match against: the shapes that make backtracking matchers slow among them. */
 export const labelArb = fc.oneof(
-  fc.array(fc.constantFrom('a', 'b', '/', 'x4100', 'c0t0d0', '.', '*', '?', 'é'), { maxLength: 40 }).map((parts) => parts.join('')),
-  fc.integer({ min: 0, max: 128 }).map((n) => 'a'.repeat(n)),
-  fc.string({ maxLength: 128 }),
+  fc.array(fc.constantFrom('a', 'b', '/', 'x4100', 'c0t0d0', '.', '*', '?', 'é', '\\', ',', '=', '~'), { maxLength: 40 }).map((parts) => parts.join('')),
+  fc.integer({ min: 0, max: MAX_PATTERN_LENGTH }).map((n) => 'a'.repeat(n)),
+  fc.string({ maxLength: MAX_PATTERN_LENGTH }),
 );
+
+/** Labels ingest can store: normalised (labels.ts normaliseName), no key separator, 1-257 characters (a series label's longest). */
+export const storableLabelArb = fc
+  .oneof(
+    fc.array(fc.constantFrom('a', 'Z', '0', '/', '-', '_', '.', ' ', '*', '?', '\\', ',', '=', '~', '"', "'", 'é', '😀', '(', '['), { minLength: 1, maxLength: 80 }).map((parts) => parts.join('')),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }),
+    fc.constantFrom('\\'.repeat(MAX_PATTERN_LENGTH), ','.repeat(MAX_PATTERN_LENGTH), `${'x'.repeat(128)}/${'*'.repeat(128)}`),
+  )
+  .map((label) => normaliseName(label).slice(0, MAX_PATTERN_LENGTH).trim())
+  .filter((label) => label.length > 0 && !FORBIDDEN_IN_LABELS.test(label) && !/[\uD800-\uDBFF]$/.test(label));
 
 const termArb = fc.oneof(
   globArb,
@@ -62,18 +88,28 @@ const candidateArb: fc.Arbitrary<SelectorCandidate> = fc.record(
   { requiredKeys: ['device', 'runId', 'format', 'tags', 'context'] },
 );
 
+/** A glob as tokens: a wildcard, or one literal character (a backslash makes the next one literal; a trailing one is itself). */
+function globTokens(glob: string): { wild?: '*' | '?'; c?: string }[] {
+  const tokens: { wild?: '*' | '?'; c?: string }[] = [];
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '\\' && i + 1 < glob.length) tokens.push({ c: glob[++i]! });
+    else tokens.push(c === '*' || c === '?' ? { wild: c } : { c });
+  }
+  return tokens;
+}
+
 /** The obvious matcher, by dynamic programming: what globMatches must agree with. */
 export function referenceGlobMatch(glob: string, text: string): boolean {
-  // can[j]: glob[0..i) matches text[0..j).
+  // can[j]: the tokens so far match text[0..j).
   let can = Array.from({ length: text.length + 1 }, (_, j) => j === 0);
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
+  for (const token of globTokens(glob)) {
     const next = Array<boolean>(text.length + 1).fill(false);
-    if (c === '*') {
+    if (token.wild === '*') {
       let any = false;
       for (let j = 0; j <= text.length; j++) next[j] = any ||= can[j]!;
     } else {
-      for (let j = 1; j <= text.length; j++) next[j] = can[j - 1]! && (c === '?' || c === text[j - 1]);
+      for (let j = 1; j <= text.length; j++) next[j] = can[j - 1]! && (token.wild === '?' || token.c === text[j - 1]);
     }
     can = next;
   }
@@ -94,14 +130,24 @@ export function selectorHoldsUp(text: string, candidates: readonly SelectorCandi
     check(error.message.length > 0 && !/\n\s+at /.test(error.message), `SelectorError message: ${JSON.stringify(error.message)}`);
     return;
   }
-  check(selector.text === text.trim() && selector.text.length <= MAX_SELECTOR_LENGTH, `selector text ${JSON.stringify(selector.text)}`);
+  // Invisible characters go and the text is composed, as names are (labels.ts withoutLookAlikes).
+  check(selector.text === withoutLookAlikes(text).trim() && selector.text.length <= MAX_SELECTOR_LENGTH, `selector text ${JSON.stringify(selector.text)}`);
   check(selector.terms.length >= 1 && selector.terms.length <= MAX_TERMS, `${selector.terms.length} terms`);
   for (const term of selector.terms) {
     switch (term.kind) {
       case 'device':
-      case 'host':
-        check(term.glob.length >= 1 && term.glob.length <= 128 && !/[\u0000-\u001f,=~]/.test(term.glob), `${term.kind} pattern ${JSON.stringify(term.glob)}`);
+      case 'host': {
+        const length = globTokens(term.glob).length;
+        check(length >= 1 && length <= MAX_PATTERN_LENGTH && !/[\u0000-\u001f#]/.test(term.glob), `${term.kind} pattern ${JSON.stringify(term.glob)}`);
+        // An exact pattern is its label; otherwise its prefix is literal text up to the first wildcard.
+        if (term.exact !== undefined) check(term.prefix === term.exact && globMatches(term.glob, term.exact), `exact pattern ${JSON.stringify(term.glob)} of ${JSON.stringify(term.exact)}`);
+        else {
+          const tokens = globTokens(term.glob);
+          const literal = tokens.slice(0, tokens.findIndex((t) => t.wild !== undefined)).map((t) => t.c).join('');
+          check(term.prefix === literal, `prefix ${JSON.stringify(term.prefix)} of ${JSON.stringify(term.glob)}, expected ${JSON.stringify(literal)}`);
+        }
         break;
+      }
       case 'run':
         check(/^r[0-9a-f]{24}$/.test(term.id), `run id ${JSON.stringify(term.id)}`);
         break;
@@ -122,6 +168,10 @@ export function selectorHoldsUp(text: string, candidates: readonly SelectorCandi
     const result = matches(selector, candidate);
     const ms = performance.now() - started;
     check(typeof result === 'boolean' && ms < MATCH_MS, `matching ${JSON.stringify(selector.text)} against ${JSON.stringify(candidate.device)} took ${ms.toFixed(0)} ms`);
+    // What a device pattern matches starts with its literal prefix: a DEVICES query under that prefix misses nothing.
+    for (const term of selector.terms) {
+      if (term.kind === 'device' && termMatches(term, candidate)) check(candidate.device.startsWith(term.prefix), `${JSON.stringify(term.glob)} matches ${JSON.stringify(candidate.device)}, which does not start with ${JSON.stringify(term.prefix)}`);
+    }
   }
 }
 
@@ -138,5 +188,27 @@ export function globProperty() {
     const want = referenceGlobMatch(glob, label);
     check(got === want, `globMatches(${JSON.stringify(glob)}, ${JSON.stringify(label)}) is ${got}, expected ${want}`);
     check(ms < MATCH_MS, `globMatches(${JSON.stringify(glob)}, ${JSON.stringify(label)}) took ${ms.toFixed(0)} ms`);
+  });
+}
+
+/**
+ * Any label there can be, written with exactPattern (a bare term, and after
+ * device=), is one exact device term naming it: planned as that label, matching
+ * it and not the label one character longer or shorter, within the selector's
+ * length limit.
+ */
+export function exactNameProperty() {
+  return fc.property(storableLabelArb, (label) => {
+    const written = exactPattern(label);
+    for (const text of [written, `device=${written}`, `${written},format=iostat`]) {
+      check(text.length <= MAX_SELECTOR_LENGTH, `${JSON.stringify(text)} is longer than ${MAX_SELECTOR_LENGTH}`);
+      const selector = parseSelector(text);
+      const term = selector.terms[0]!;
+      check(term.kind === 'device' && term.exact === label, `${JSON.stringify(text)} is ${JSON.stringify(term)}, not the label ${JSON.stringify(label)}`);
+      const plan = planSelector(selector);
+      check(plan.by === 'device' && plan.exact === label, `${JSON.stringify(text)} is planned as ${JSON.stringify(plan)}`);
+      check(globMatches(term.glob, label), `${JSON.stringify(term.glob)} does not match ${JSON.stringify(label)}`);
+      for (const other of [`${label}x`, label.slice(0, -1), `x${label}`]) if (other !== label) check(!globMatches(term.glob, other), `${JSON.stringify(term.glob)} matches ${JSON.stringify(other)} too`);
+    }
   });
 }

@@ -1,0 +1,256 @@
+/**
+ * What every read of the store is made of: the bounded Query and BatchGet
+ * helpers, the projections the readers ask for, and ReadSession, the reads of
+ * one request remembered. The readers themselves are read.ts (selectors, runs by
+ * id, label stamps) and listings.ts (the paged listings of the API).
+ */
+import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DiskperfSetupSource } from '../comparison/observations.ts';
+import type { Format } from '../model.ts';
+import { INDEXES } from '../table.ts';
+import { devicePk, DEVICES_PK, runPk, RUN_META_SK, seriesSk } from './keys.ts';
+import type { DiskperfRunItem, IostatRunItem, ObjectRef, RunItem, SeriesItem, TagItem } from './records.ts';
+
+export interface ReadStore {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+/** Device labels one selector may read (the DEVICES entries it lists, or the labels it reads). */
+export const MAX_LABELS = 1000;
+/** Index entries one selector may read before its terms are checked. */
+export const MAX_CANDIDATES = 10_000;
+/** Reads in flight at once for one request (byDevice queries, series reads). */
+export const CONCURRENCY = 8;
+const BATCH_GET_SIZE = 100;
+const MAX_BATCH_ATTEMPTS = 8;
+
+/** What a byDevice entry is: a run's META (diskperf, or iostat under its upload's label) or an iostat series. */
+export type IndexedItem = DiskperfRunItem | IostatRunItem | SeriesItem;
+
+/**
+ * What a diskperf observation reads of its run's header: how it ran (the
+ * comparability warnings compare it), not the machine, dates and unknown fields.
+ */
+const SETUP_ATTRIBUTES = ['meta.parameters', 'meta.fileSizeBytes', 'meta.testType', 'meta.requestSizes'] as const;
+export type StoredSetup = { meta?: DiskperfSetupSource };
+
+/**
+ * What a selector reads of a byDevice entry: what builds its observation and
+ * the facts beside it, and what terms are checked on. A run's other metadata,
+ * source and warnings stay behind: read units are the same, the answer and its
+ * parsing smaller. One projection whatever the terms: a label both sides read
+ * is read once.
+ */
+export const CANDIDATE_ATTRIBUTES = ['type', 'format', 'runId', 'label', 'device', 'native', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'seriesMeans', 'seriesCount', 'reports', 'summary', ...SETUP_ATTRIBUTES];
+export type DiskperfCandidate = Pick<DiskperfRunItem, 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'> & StoredSetup;
+export type IostatRunCandidate = Pick<IostatRunItem, 'type' | 'format' | 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'seriesMeans' | 'seriesCount' | 'reports'>;
+export type CandidateItem = (DiskperfCandidate & Pick<DiskperfRunItem, 'type' | 'format'>) | IostatRunCandidate | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'native' | 'host' | 'tags' | 'summary'>;
+
+/** What a selector reads of a run's META found by id or tag: matching, the observation, and an iostat run's series. */
+export const RUN_CANDIDATE_ATTRIBUTES = ['runId', 'format', 'label', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'seriesMeans', 'seriesCount', 'reports', ...SETUP_ATTRIBUTES] as const;
+export type RunCandidate =
+  | (DiskperfCandidate & Pick<DiskperfRunItem, 'format'>)
+  | Pick<IostatRunItem, 'runId' | 'format' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'seriesMeans' | 'seriesCount' | 'reports'>;
+
+/** What a selector reads of a byTag entry: what it can check before the run is read. */
+export const TAG_ENTRY_ATTRIBUTES = ['runId', 'format', 'label', 'host', 'tags'] as const;
+export type TagEntry = Pick<TagItem, (typeof TAG_ENTRY_ATTRIBUTES)[number]>;
+
+/**
+ * A ProjectionExpression of these attributes, or nested ones (`meta.parameters`),
+ * every name aliased (some are reserved words: `meta.parameters` is `#p0.#p1`).
+ */
+export function projection(paths: readonly string[]): { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } {
+  const aliases = new Map<string, string>();
+  const alias = (name: string) => {
+    let a = aliases.get(name);
+    if (a === undefined) aliases.set(name, (a = `#p${aliases.size}`));
+    return a;
+  };
+  const ProjectionExpression = paths.map((path) => path.split('.').map(alias).join('.')).join(', ');
+  return { ProjectionExpression, ExpressionAttributeNames: Object.fromEntries([...aliases].map(([name, a]) => [a, name])) };
+}
+
+/** The part of a run's META the readers need beside an iostat series. */
+export interface RunHead {
+  runId: string;
+  format: Format;
+  platform: RunItem['platform'];
+  label: string;
+  name: string;
+  host?: string;
+  tags: Record<string, string>;
+  context: string[];
+  source: ObjectRef;
+  time: string;
+  reports?: number;
+}
+
+export const HEAD_ATTRIBUTES = ['runId', 'format', 'platform', 'label', 'name', 'host', 'tags', 'context', 'source', 'time', 'reports'] as const;
+
+// ---------------------------------------------------------------- low level
+
+/** Every page of a query, or the first `max` items (more pages are read only while needed), from `start` on. */
+export async function queryItems<T>(store: ReadStore, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, max = Infinity, from?: Record<string, unknown>): Promise<T[]> {
+  const items: T[] = [];
+  let start = from;
+  do {
+    const page = await store.db.send(new QueryCommand({ ...input, TableName: store.tableName, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    items.push(...((page.Items ?? []) as T[]));
+    start = page.LastEvaluatedKey;
+  } while (start && items.length < max);
+  return items.length > max ? items.slice(0, max) : items;
+}
+
+/** Items by key, these attributes of each (a key with no item is left out), in BatchGets of 100 with UnprocessedKeys retried. */
+export async function batchGetItems<T>(
+  store: ReadStore,
+  keys: readonly { pk: string; sk: string }[],
+  attributes: readonly string[],
+  options: { consistent?: boolean } = {},
+): Promise<T[]> {
+  const out: T[] = [];
+  const { ProjectionExpression, ExpressionAttributeNames } = projection(attributes);
+  for (let i = 0; i < keys.length; i += BATCH_GET_SIZE) {
+    let batch: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_SIZE);
+    for (let attempt = 1; batch.length > 0; attempt++) {
+      const request = { Keys: batch, ProjectionExpression, ExpressionAttributeNames, ...(options.consistent ? { ConsistentRead: true } : {}) };
+      const result = await store.db.send(new BatchGetCommand({ RequestItems: { [store.tableName]: request } }));
+      out.push(...((result.Responses?.[store.tableName] ?? []) as T[]));
+      batch = (result.UnprocessedKeys?.[store.tableName]?.Keys ?? []) as Record<string, unknown>[];
+      if (batch.length === 0) break;
+      if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${batch.length} keys unprocessed after ${MAX_BATCH_ATTEMPTS} attempts (throttled)`);
+      await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt) * (0.5 + Math.random())));
+    }
+  }
+  return out;
+}
+
+/** Run METAs by id, these attributes of each (absent: no META, so no complete run). */
+export async function batchGetMetas<T extends { runId: string }>(store: ReadStore, runIds: readonly string[], attributes: readonly string[]): Promise<Map<string, T>> {
+  const items = await batchGetItems<T>(store, runIds.map((id) => ({ pk: runPk(id), sk: RUN_META_SK })), attributes);
+  return new Map(items.map((item) => [item.runId, item]));
+}
+
+/** The SERIES items of an iostat run, at most `max`. */
+export function seriesItems(store: ReadStore, runId: string, max: number): Promise<SeriesItem[]> {
+  return queryItems<SeriesItem>(store, { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': seriesSk('') } }, max);
+}
+
+/** fn over items, `limit` at a time; after a failure no new item is started. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * The reads of one request, remembered: a run or a label both sides of a
+ * comparison read is read once. Not shared between requests (data changes).
+ */
+export class ReadSession {
+  /** By prefix. */
+  private readonly labelLists = new Map<string, Promise<LabelList>>();
+  private readonly byDevice = new Map<string, Promise<CandidateItem[]>>();
+  private readonly heads = new Map<string, Promise<RunHead | undefined>>();
+  private readonly candidates = new Map<string, Promise<RunCandidate | undefined>>();
+
+  constructor(readonly store: ReadStore) {}
+
+  /**
+   * Device labels starting with `prefix` ('' for all), in label order, at most
+   * MAX_LABELS + 1 of them (`complete` false: there are more than MAX_LABELS).
+   * One Query of DEVICES, or none when a shorter prefix was listed whole already
+   * (`x4100*` on one side holds the `x4100/` series the other side's `x4100` reads).
+   */
+  labels(prefix: string): Promise<LabelList> {
+    let list = this.labelLists.get(prefix);
+    if (list === undefined) {
+      const wider = [...this.labelLists].find(([listed]) => prefix.startsWith(listed));
+      list = wider
+        ? wider[1].then((w) => (w.complete ? { labels: w.labels.filter((label) => label.startsWith(prefix)), complete: true } : listLabels(this.store, prefix)))
+        : listLabels(this.store, prefix);
+      this.labelLists.set(prefix, list);
+    }
+    return list;
+  }
+
+  /** Every byDevice entry of a label (at most MAX_CANDIDATES + 1: more is an error for the caller). */
+  indexed(label: string): Promise<CandidateItem[]> {
+    let items = this.byDevice.get(label);
+    if (items === undefined) {
+      items = queryItems<CandidateItem>(
+        this.store,
+        { IndexName: INDEXES.byDevice.name, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': devicePk(label) }, ...projection(CANDIDATE_ATTRIBUTES), ScanIndexForward: false },
+        MAX_CANDIDATES + 1,
+      );
+      this.byDevice.set(label, items);
+    }
+    return items;
+  }
+
+  /** Run heads (META exists) of these runs; one BatchGet per 100 runs not read yet. */
+  runHeads(runIds: Iterable<string>): Promise<Map<string, RunHead>> {
+    return this.metas(this.heads, runIds, HEAD_ATTRIBUTES);
+  }
+
+  /** What a selector needs of these runs' METAs (absent: no complete run); one BatchGet per 100 runs not read yet. */
+  runs(runIds: Iterable<string>): Promise<Map<string, RunCandidate>> {
+    return this.metas(this.candidates, runIds, RUN_CANDIDATE_ATTRIBUTES);
+  }
+
+  private async metas<T extends { runId: string }>(cache: Map<string, Promise<T | undefined>>, runIds: Iterable<string>, attributes: readonly string[]): Promise<Map<string, T>> {
+    const wanted = [...new Set(runIds)];
+    const missing = wanted.filter((id) => !cache.has(id));
+    if (missing.length > 0) {
+      const batch = batchGetMetas<T>(this.store, missing, attributes);
+      for (const id of missing) {
+        const meta = batch.then((found) => found.get(id));
+        // Awaited below one by one: the others must not be unhandled rejections when the read fails.
+        meta.catch(() => undefined);
+        cache.set(id, meta);
+      }
+    }
+    const out = new Map<string, T>();
+    for (const id of wanted) {
+      const meta = await cache.get(id)!;
+      if (meta) out.set(id, meta);
+    }
+    return out;
+  }
+}
+
+/** Labels under a prefix, and whether they are all of them (at most MAX_LABELS). */
+export interface LabelList {
+  labels: string[];
+  complete: boolean;
+}
+
+/** At most MAX_LABELS + 1 labels of DEVICES under `prefix`, in label order: the one more says there are too many. */
+async function listLabels(store: ReadStore, prefix: string): Promise<LabelList> {
+  const items = await queryItems<{ sk: string }>(
+    store,
+    {
+      KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': DEVICES_PK, ...(prefix ? { ':prefix': prefix } : {}) },
+      ProjectionExpression: 'sk',
+      Limit: MAX_LABELS + 1,
+    },
+    MAX_LABELS + 1,
+  );
+  return { labels: items.map((i) => i.sk), complete: items.length <= MAX_LABELS };
+}

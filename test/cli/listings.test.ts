@@ -1,0 +1,155 @@
+/**
+ * `benchdrop devices` and `benchdrop runs` against the real API over HTTP: the
+ * deployed handler (functions/api/handler.ts) behind the local lab's HTTP server
+ * (infra/local/http.ts), reading dynalite, with more labels than one page holds.
+ * The CLI follows `next`: devices lists every label, runs as many as --limit
+ * asks for, and says how many more there are past it.
+ */
+import '../support/quiet.ts';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.ts';
+import { startHttpServer, type ApiHandler } from '../../infra/local/http.ts';
+import { ROUTES, type DeviceEntry, type RunListing } from '../../shared/api.ts';
+import type { DiskperfRun } from '../../shared/model.ts';
+import { parseText } from '../../shared/parsers/index.ts';
+import { BatchWriter } from '../../shared/store/batch.ts';
+import { runId } from '../../shared/store/keys.ts';
+import { deviceItem, diskperfRunItem } from '../../shared/store/records.ts';
+import { runCli } from '../../cli/program.ts';
+import { startEmulators, type Emulators } from '../support/emulators.ts';
+import { fixture } from '../support/fixtures.ts';
+import { lambdaContext } from '../support/lambda.ts';
+import { captureOutput } from './fake-api.ts';
+
+/** More labels than one page of GET /devices (1,000) or of GET /runs holds; one diskperf run each. */
+const LABELS = Array.from({ length: 1234 }, (_, i) => `lab-${String(i).padStart(4, '0')}`);
+
+let env: Emulators;
+let server: Server;
+let api: string;
+/** The query strings the API was asked with, per path. */
+const asked: { path: string; query: URLSearchParams }[] = [];
+
+beforeAll(async () => {
+  env = await startEmulators();
+  const template = (await parseText(fixture('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt').toString('utf8'), 'redux.txt')).runs[0] as DiskperfRun;
+  const writer = new BatchWriter(env.db, env.tableName);
+  LABELS.forEach((label, n) => {
+    const key = `${label}/redux.txt`;
+    const source = { bucket: env.bucket, key, version: 'v1' };
+    const ingestedAt = new Date(Date.UTC(2031, 0, 1) + n * 1000).toISOString();
+    writer.put(diskperfRunItem(template, { runId: runId(env.bucket, key, 'v1', 0), label, tags: {}, source, ingestedAt }));
+    writer.put(deviceItem(label, 'diskperf', ingestedAt, 'v1'));
+  });
+  await writer.flush();
+  setApiDeps({ s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: 10_000_000 });
+  const recording: ApiHandler = (event, context) => {
+    asked.push({ path: event.rawPath, query: new URLSearchParams(event.rawQueryString) });
+    return (apiHandler as ApiHandler)(event, context);
+  };
+  server = await startHttpServer({ host: '127.0.0.1', port: 0, handler: recording, context: () => lambdaContext('benchdrop-api'), routeKeys: Object.values(ROUTES) });
+  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  setApiDeps(undefined);
+  await new Promise<void>((resolve) => {
+    server?.close(() => resolve());
+    server?.closeAllConnections();
+  });
+  await env?.stop();
+});
+
+async function run(...args: string[]) {
+  const output = captureOutput();
+  asked.length = 0;
+  const code = await runCli([...args, '--api', api], output.io, { env: {} });
+  return { code, out: output.out, err: output.err, lines: output.out.split('\n') };
+}
+
+describe('benchdrop devices', () => {
+  it('lists every label, page after page, and how many', async () => {
+    const { code, err, lines } = await run('devices');
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(lines[0]).toMatch(/^label +format +last seen$/);
+    expect(lines.slice(1, -1).map((l) => l.split(/\s+/)[0])).toEqual(LABELS);
+    expect(lines.at(-1)).toBe('1234 devices');
+    // Two pages of the largest size: the second asked for with the first's next.
+    expect(asked.map((a) => [a.path, a.query.get('limit'), a.query.has('next')])).toEqual([
+      ['/devices', '1000', false],
+      ['/devices', '1000', true],
+    ]);
+  });
+
+  it('--json holds every label, as GET /devices pages them', async () => {
+    const { code, out } = await run('devices', '--json');
+    expect(code).toBe(0);
+    const body = JSON.parse(out) as { devices: DeviceEntry[]; next?: string };
+    expect(body.devices.map((d) => d.label)).toEqual(LABELS);
+    expect(body.next).toBeUndefined();
+  });
+});
+
+describe('benchdrop runs', () => {
+  const idsOf = (lines: string[]) => lines.slice(1, -1).map((l) => l.split(/\s+/)[0]);
+
+  it('without a device: the first 100 of runs over more than 1,000 labels, and how many more the next page holds', async () => {
+    const { code, err, lines } = await run('runs');
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(idsOf(lines)).toHaveLength(100);
+    expect(lines.slice(1, -1).map((l) => l.split(/\s+/)[1])).toEqual(LABELS.slice(0, 100));
+    // The count is the next page's (one request): across labels a page stops at the labels it may read, so "at least".
+    const [, more] = /^100 runs shown, at least (\d+) more: --limit (\d+) shows \1 of them, --device or --format narrows the list$/.exec(lines.at(-1)!) ?? [];
+    expect(Number(more)).toBeGreaterThan(0);
+    expect(lines.at(-1)).toContain(`--limit ${100 + Number(more)} shows`);
+    // The 100 (one page, or more when a busy table made a page short), then one page of up to 1,000 counted.
+    expect(asked[0]!.query.get('limit')).toBe('100');
+    expect(asked[0]!.query.has('next')).toBe(false);
+    expect(asked.slice(1).every((a) => a.query.has('next'))).toBe(true);
+    expect(asked.at(-1)!.query.get('limit')).toBe('1000');
+  });
+
+  it('--limit past one page: every run, each once, and no "more"', async () => {
+    const { code, lines } = await run('runs', '--limit', '5000');
+    expect(code).toBe(0);
+    const ids = idsOf(lines);
+    expect(ids).toHaveLength(LABELS.length);
+    expect(new Set(ids).size).toBe(LABELS.length);
+    expect(lines.at(-1)).toBe('1234 runs');
+    // Page after page, each asking for at most 1,000 and going on from the one before.
+    expect(asked.length).toBeGreaterThan(1);
+    expect(asked.every((a) => a.path === '/runs' && Number(a.query.get('limit')) <= 1000)).toBe(true);
+    expect(asked.slice(1).every((a) => a.query.has('next'))).toBe(true);
+  });
+
+  it('says exactly how many more when they fit one more page', async () => {
+    const { code, lines } = await run('runs', '--device', 'lab-000*', '--limit', '4');
+    expect(code).toBe(0);
+    expect(lines.slice(1, -1).map((l) => l.split(/\s+/)[1])).toEqual(LABELS.slice(0, 4));
+    expect(lines.at(-1)).toBe('4 runs shown, 6 more: --limit 10 shows them all');
+    expect((await run('runs', '--device', 'lab-000*', '--limit', '10')).lines.at(-1)).toBe('10 runs');
+    // An exact label lists its runs whole: one run here, and nothing more.
+    expect((await run('runs', '--device', 'lab-0007')).lines.slice(1)).toEqual([expect.stringMatching(/^r[0-9a-f]{24} +lab-0007 +diskperf /), '1 run']);
+  });
+
+  it('--json gives the runs and the next of the API, which goes on after them', async () => {
+    const { code, out } = await run('runs', '--device', 'lab-01*', '--limit', '3', '--json');
+    expect(code).toBe(0);
+    const body = JSON.parse(out) as { runs: RunListing[]; next: string };
+    expect(body.runs.map((r) => r.device)).toEqual(LABELS.slice(100, 103));
+    const rest = (await (await fetch(`${api}/runs?${new URLSearchParams({ device: 'lab-01*', limit: '2', next: body.next })}`)).json()) as { runs: RunListing[] };
+    expect(rest.runs.map((r) => r.device)).toEqual(LABELS.slice(103, 105));
+  });
+
+  it('refuses a --limit that is not a whole number of runs, before asking the API', async () => {
+    const { code, err } = await run('runs', '--limit', '0');
+    expect(code).toBe(1);
+    expect(err).toBe('error: --limit 0: expected a whole number of runs, 1 or more');
+    expect(asked).toEqual([]);
+  });
+});
+
