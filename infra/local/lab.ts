@@ -1,43 +1,50 @@
 /**
  * The local lab: the whole pipeline in one process on this machine. s3rver and
  * dynalite (data under one folder) stand in for S3 and DynamoDB; s3rver's object
- * events become real-shaped S3 event records, delivered in SQS-shaped batches to
- * the very same ingest handler (LocalQueue: retries and a dead-letter list); an
- * HTTP server turns requests into API Gateway v2 events for the very same API
- * handler. The bucket and table come from the definitions the CDK stack uses.
- * Everything binds 127.0.0.1 unless asked otherwise.
+ * events become real-shaped S3 event records, journaled (crash-safe) and
+ * delivered in SQS-shaped batches by LocalQueue (retries, a dead-letter list,
+ * several batches at once) to the very same ingest handler; an HTTP server turns
+ * requests into API Gateway v2 events for the very same API handler. The bucket
+ * and table come from the definitions the CDK stack uses. Everything binds
+ * 127.0.0.1 unless asked otherwise.
  */
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import dynalite from 'dynalite';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import S3rver from 's3rver';
 import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.ts';
-import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { reportHtml } from '../../report/build.ts';
 import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client, type ClientOptions } from '../../shared/aws.ts';
-import { LAB_DEFAULTS, MB } from '../../shared/config.ts';
+import { INGEST_LIMITS, LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { indexIostatRunsByLabel } from '../../shared/store/migrations.ts';
 import { createTableInput } from '../../shared/table.ts';
 // Before dynalite serves a request: its LevelDB iterators must close (see the file).
 import './dynalite-iterators.ts';
-import { s3EventRecord, s3Notification, sequencerGenerator, type S3EventName } from './events.ts';
+import { s3Notification } from './events.ts';
 import { startHttpServer, type ApiHandler } from './http.ts';
+import { ingestEnvironments } from './ingest-environments.ts';
+import { adoptPendingFile, Journal } from './journal.ts';
 import { DEFAULT_HOST, DEFAULT_PORTS } from './options.ts';
-import { LocalQueue, type DeadLetter } from './queue.ts';
-import { untilStored } from './s3rver-writes.ts';
+import { LocalQueue } from './queue.ts';
+import { prepareNotification, startLabS3 } from './s3.ts';
+import { settleDeadLetter, startSweeper } from './settle.ts';
 
 export const LAB_BUCKET = 'benchdrop-drop';
 export const LAB_TABLE = 'benchdrop';
 /** s3rver accepts only its own credentials; dynalite accepts any. */
 export const LAB_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-/** How long stopping waits for the queue to empty before it keeps the rest for the next start. */
+/** How long stopping waits for the batches in flight; what is not done stays journaled for the next start. */
 const DRAIN_MS = 30_000;
+/**
+ * Ingest batches in flight at once, one message each: one slow file (a huge log,
+ * a gzip bomb being refused) holds one worker, not the queue.
+ */
+export const LAB_QUEUE = { workers: 4, batchSize: 1, batchWindowMs: 0 };
 
 export interface LabOptions {
   dataDir: string;
@@ -51,6 +58,7 @@ export interface LabOptions {
   host?: string;
   allowNonLoopback?: boolean;
   maxUploadBytes?: number;
+  maxSeriesPerFile?: number;
   log?: (line: string) => void;
 }
 
@@ -124,59 +132,47 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   const dynamoPort = (dynamo.address() as AddressInfo).port;
   const dynamodbEndpoint = `http://${DEFAULT_HOST}:${dynamoPort}`;
 
-  // S3: s3rver on disk, the drop bucket configured.
-  const s3rver = new S3rver({ port: options.s3Port ?? DEFAULT_PORTS.s3, address: host, directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LAB_BUCKET, configs: [] }] });
-  const s3Address = (await s3rver.run()) as AddressInfo;
-  const s3Endpoint = `http://${host}:${s3Address.port}`;
-
-  const clients: ClientOptions = { region: 'us-east-1', s3Endpoint, dynamodbEndpoint, credentials: LAB_CREDENTIALS };
-  const s3 = createS3Client(clients);
-  const db = createDocumentClient(clients);
-  await createTable(dynamodbEndpoint);
-  const upgraded = await indexIostatRunsByLabel({ db, tableName: LAB_TABLE });
-  if (upgraded > 0) log(`indexed ${upgraded} iostat run(s) stored by an earlier version under their upload's label`);
-  const maxUploadBytes = options.maxUploadBytes ?? LAB_DEFAULTS.maxUploadMB * MB;
-  setIngestDeps({ s3, db, tableName: LAB_TABLE, maxUploadBytes });
-
-  const context = (): Context => localContext();
-  const deadLetterFile = join(dataDir, 'dead-letters.jsonl');
+  // The queue, kept on disk; held until its handlers are set up (start() below).
+  const journal = new Journal(join(dataDir, 'queue'), join(dataDir, 'dead-letters.jsonl'));
   const queue = new LocalQueue({
-    handler: ingestHandler as never,
-    context,
-    onDeadLetter: (letter: DeadLetter) => {
-      writeFileSync(deadLetterFile, `${JSON.stringify(letter)}\n`, { flag: 'a' });
-      log(`dead letter: message ${letter.messageId} failed ${letter.receives} times (kept in ${deadLetterFile})`);
+    ...LAB_QUEUE,
+    journal,
+    held: true,
+    handler: (event, context, worker) => environments[worker]!.handler(event, context),
+    context: () => localContext(),
+    prepare: (body) => prepareNotification(s3, body),
+    onDeadLetter: async (letter) => {
+      log(`dead letter: message ${letter.messageId} failed ${letter.receives} times (kept in ${journal.deadLetterFile})`);
+      await settle(letter);
     },
     onError: (error) => log(`ingest error: ${(error as Error).message}`),
   });
 
-  // s3rver emits inside the request: hand events over on the next tick, never throw there.
-  const nextSequencer = sequencerGenerator();
-  s3rver.on('event', (event: { Records: { eventName: string; s3: { bucket: { name: string }; object: { key: string; size?: number; eTag?: string } } }[] }) => {
-    setImmediate(() => {
-      void (async () => {
-        for (const raw of event.Records) {
-          const eventName = localEventName(raw.eventName);
-          const { bucket, object } = { bucket: raw.s3.bucket.name, object: raw.s3.object };
-          let { size, eTag } = object;
-          if (eventName.startsWith('ObjectCreated') && (size === undefined || eTag === undefined)) {
-            // s3rver's copy events carry no eTag: ask for it, as S3 would have sent it.
-            const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: object.key }));
-            size = head.ContentLength ?? 0;
-            eTag = head.ETag ?? '';
-          }
-          // The event can outrun s3rver's own write (see s3rver-writes.ts): hand it on once the
-          // object is whole, or after a while anyway (a later PUT may have replaced it).
-          if (eventName.startsWith('ObjectCreated') && size !== undefined) await untilStored(s3, bucket, object.key, size, 30_000);
-          const record = s3EventRecord({ eventName, bucket, key: object.key, ...(size !== undefined ? { size } : {}), ...(eTag !== undefined ? { eTag } : {}), sequencer: nextSequencer() });
-          queue.send(s3Notification(record));
-        }
-      })().catch((error: unknown) => log(`could not turn an S3 event into a message: ${(error as Error).message}`));
-    });
-  });
+  // S3: s3rver on disk, the drop bucket configured; each event journaled before its request is answered.
+  const labS3 = await startLabS3({ host, port: options.s3Port ?? DEFAULT_PORTS.s3, directory: join(dataDir, 's3'), bucket: LAB_BUCKET, onEvent: (record) => queue.send(s3Notification(record), { unprepared: true }) });
+  const s3Endpoint = `http://${host}:${labS3.address.port}`;
+
+  const clients: ClientOptions = { region: 'us-east-1', s3Endpoint, dynamodbEndpoint, credentials: LAB_CREDENTIALS };
+  const s3 = createS3Client(clients);
+  const db = createDocumentClient(clients);
+  const settle = settleDeadLetter({ db, tableName: LAB_TABLE, log });
+  await createTable(dynamodbEndpoint);
+  const upgraded = await indexIostatRunsByLabel({ db, tableName: LAB_TABLE });
+  if (upgraded > 0) log(`indexed ${upgraded} iostat run(s) stored by an earlier version under their upload's label`);
+  const maxUploadBytes = options.maxUploadBytes ?? LAB_DEFAULTS.maxUploadMB * MB;
+  const maxSeriesPerFile = options.maxSeriesPerFile ?? LAB_DEFAULTS.maxSeriesPerFile;
+  // A step that cannot finish in time sends its continuation through the same (journaled) queue.
+  const environments = await ingestEnvironments(LAB_QUEUE.workers, { s3, db, tableName: LAB_TABLE, maxUploadBytes, maxSeriesPerFile, requeue: async (body: string) => queue.sendBody(body) });
+
+  const resumed = queue.start();
+  if (resumed.resumed > 0) log(`resuming ${resumed.resumed} message(s) left from the last run${resumed.exhausted > 0 ? ` (${resumed.exhausted} of them received too often: dead-lettered)` : ''}`);
+  if (resumed.unreadable.length > 0) log(`${resumed.unreadable.length} unreadable queue file(s) in ${journal.dir}: ${resumed.unreadable.join(', ')}`);
+  // Left by an earlier version, which kept its queue there on a clean stop.
+  const adopted = adoptPendingFile(join(dataDir, 'pending-messages.jsonl'), (body) => queue.sendBody(body));
+  if (adopted > 0) log(`resuming ${adopted} message(s) an earlier version kept in pending-messages.jsonl`);
 
   setApiDeps({ s3, db, tableName: LAB_TABLE, bucket: LAB_BUCKET, maxUploadBytes });
-  const http = await startHttpServer({ host, port: options.apiPort ?? DEFAULT_PORTS.api, handler: apiHandler as ApiHandler, context, routeKeys: Object.values(ROUTES), serve: serveReport });
+  const http = await startHttpServer({ host, port: options.apiPort ?? DEFAULT_PORTS.api, handler: apiHandler as ApiHandler, context: () => localContext(), routeKeys: Object.values(ROUTES), serve: serveReport });
   const apiUrl = `http://${host}:${(http.address() as AddressInfo).port}`;
 
   const endpoints: LabEndpoints = { s3Endpoint, bucket: LAB_BUCKET, table: LAB_TABLE, dynamodbEndpoint, apiUrl, reportUrl: `${apiUrl}/`, region: 'us-east-1', dataDir };
@@ -189,40 +185,22 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     }
   }
 
-  // Messages a previous run could not finish before it stopped go first.
-  const pendingFile = join(dataDir, 'pending-messages.jsonl');
-  if (existsSync(pendingFile)) {
-    const bodies = readFileSync(pendingFile, 'utf8').split('\n').filter(Boolean);
-    for (const body of bodies) queue.sendBody(body);
-    rmSync(pendingFile);
-    log(`resuming ${bodies.length} message(s) left from the last run`);
-  }
+  // Once what the journal kept is ingested, whatever is still `processing` has no delivery left.
+  const sweeper = startSweeper({ db, tableName: LAB_TABLE, log }, queue.idle());
 
   let stopping: Promise<void> | undefined;
   return {
     endpoints,
     queue,
-    idle: async () => {
-      // Events reach the queue a tick after the request that caused them.
-      await new Promise((r) => setImmediate(r));
-      await queue.idle();
-    },
+    idle: () => queue.idle(),
     stop: () =>
       (stopping ??= (async () => {
-        // Nothing lost: no new API calls; let the queue finish what it holds (S3 stays up
-        // for the ingest to read), and keep what it cannot finish in time for the next start.
+        // No new API calls; the batches in flight get a while to finish (S3 stays up for
+        // them to read); everything not done stays in the journal for the next start.
         await closeServer(http);
-        await new Promise((r) => setImmediate(r));
-        await Promise.race([queue.idle(), new Promise((r) => setTimeout(r, DRAIN_MS).unref())]);
-        await queue.stop();
-        await s3rver.close();
-        // After S3 is closed no event can arrive: what the queue holds now is all there is.
-        await new Promise((r) => setImmediate(r));
-        const pending = queue.pendingBodies();
-        if (pending.length > 0) {
-          writeFileSync(pendingFile, pending.map((b) => `${b}\n`).join(''));
-          log(`${pending.length} message(s) not yet ingested are kept in ${pendingFile} for the next start`);
-        }
+        await Promise.race([queue.stop(), new Promise((r) => setTimeout(r, DRAIN_MS).unref())]);
+        await sweeper.stop();
+        await labS3.s3rver.close();
         await new Promise<void>((r) => dynamo.close(() => r()));
       })()),
   };
@@ -258,12 +236,6 @@ async function createTable(endpoint: string): Promise<void> {
   }
 }
 
-/** s3rver names a completed multipart upload ObjectCreated:Post; S3 says CompleteMultipartUpload. */
-function localEventName(name: string): S3EventName {
-  if (name === 'ObjectCreated:Post') return 'ObjectCreated:CompleteMultipartUpload';
-  return name as S3EventName;
-}
-
 function closeServer(server: Server): Promise<void> {
   return new Promise((r) => {
     server.close(() => r());
@@ -272,8 +244,13 @@ function closeServer(server: Server): Promise<void> {
 }
 
 let invocation = 0;
-function localContext(): Context {
+/**
+ * A Lambda context whose remaining time counts down from the ingest function's
+ * timeout, as Lambda's does: ingestion sends a continuation when it runs short.
+ */
+function localContext(timeoutMs = INGEST_LIMITS.timeoutSeconds * 1000): Context {
   const id = `local-${++invocation}`;
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'benchdrop-local',
@@ -283,7 +260,7 @@ function localContext(): Context {
     awsRequestId: id,
     logGroupName: '/local/benchdrop',
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => 300_000,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => {},
     fail: () => {},
     succeed: () => {},

@@ -17,6 +17,7 @@ export async function runLab(options: LabCommandOptions, out: (line: string) => 
     apiPort: options.apiPort,
     host: options.host,
     allowNonLoopback: options.allowNonLoopback === true,
+    maxSeriesPerFile: options.maxSeriesPerFile,
     log: out,
   });
   await lab.idle();

@@ -4,6 +4,7 @@
  * the lab itself so the CLI can offer them without loading the emulators.
  */
 import { Option, type Command } from 'commander';
+import { LAB_DEFAULTS } from '../../shared/config.ts';
 
 /** Fixed defaults so the printed lines stay the same from one start to the next. */
 export const DEFAULT_PORTS = { s3: 4569, api: 4580 };
@@ -18,12 +19,18 @@ export interface LabCommandOptions {
   apiPort: number;
   host: string;
   allowNonLoopback?: boolean;
+  maxSeriesPerFile: number;
 }
 
 export function labOptions(command: Command): Command {
   const port = (value: string) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`not a port: ${value} (0 picks a free one)`);
+    return n;
+  };
+  const positive = (value: string) => {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`not a positive whole number: ${value}`);
     return n;
   };
   return command
@@ -33,6 +40,7 @@ export function labOptions(command: Command): Command {
     .addOption(new Option('--s3-port <port>', 'local S3 port (0: any free port)').default(DEFAULT_PORTS.s3).argParser(port))
     .addOption(new Option('--api-port <port>', 'API and report page port (0: any free port)').default(DEFAULT_PORTS.api).argParser(port))
     .option('--host <address>', 'address to bind (a non-loopback one needs --allow-non-loopback)', DEFAULT_HOST)
-    .option('--allow-non-loopback', 'allow binding an address other than loopback (the lab has no authentication)');
+    .option('--allow-non-loopback', 'allow binding an address other than loopback (the lab has no authentication)')
+    .addOption(new Option('--max-series-per-file <n>', 'most series (devices x runs) one uploaded file may hold').default(LAB_DEFAULTS.maxSeriesPerFile).argParser(positive));
 }
 

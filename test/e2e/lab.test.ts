@@ -1,10 +1,11 @@
 /**
  * The local lab end to end, driven by real clients: `npm start`'s command line in
  * a child process (fresh data folder, free ports), uploads with the real AWS CLI
- * (a key with spaces, a .gz, a ~50 MB log that goes up as a multipart upload, and
- * garbage), the API over plain HTTP, the benchdrop CLI as a child process, the
- * ready-to-paste lines the lab prints run through sh as printed, and a restart on
- * the same data folder. Nothing of the lab is imported or mocked here.
+ * (a key with spaces, a .gz, a ~50 MB log that goes up as a multipart upload,
+ * garbage, and a key that would leave the data folder, refused), the API over
+ * plain HTTP, the benchdrop CLI as a child process, the ready-to-paste lines the
+ * lab prints run through sh as printed, and a restart on the same data folder.
+ * Nothing of the lab is imported or mocked here.
  *
  * The tests run in order and build on each other. The big log takes the lab
  * ~20 s to ingest (dynalite's writes dominate), so the checks that do not need
@@ -179,6 +180,17 @@ describe('the local lab, driven by real clients', () => {
     expectSuccess(back);
     expect(back.stdout).toBe(await readFile(SPACES_FIXTURE, 'utf8'));
   }, 60_000);
+
+  it('refuses, over the AWS CLI, a key that would leave the data folder', async () => {
+    const escape = '../../../x/escape.txt';
+    const ran = await aws(['s3api', 'put-object', '--bucket', endpoints.bucket, '--key', escape, '--body', join(scratch, 'upload', 'run 1.txt')]);
+    expect(ran.code, explain(ran)).not.toBe(0);
+    expect(ran.stderr).toMatch(/InvalidArgument.*refused by the local lab \(no \. or \.\. path segments\)/s);
+    // <data>/s3/<bucket>/../../../x is <scratch>/x: nothing there, nothing named escape.txt anywhere.
+    expect(existsSync(join(scratch, 'x'))).toBe(false);
+    const found = await run('find', [scratch, '-name', '*escape.txt*'], { env: clientEnv(scratch) });
+    expect(found.stdout).toBe('');
+  });
 
   it('answers `benchdrop compare` (the CLI as a child process) while it ingests', async () => {
     const ran = await benchdrop(['compare', 'scsi2sd_redux', 'scsi2sd_10M_Sync', '--api', endpoints.apiUrl]);

@@ -6,7 +6,7 @@
  * blocked test worker could not notice a lab that hangs or dies either.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabEndpoints } from '../../infra/local/lab.ts';
@@ -93,6 +93,8 @@ export interface DeliveredEvent {
   key: string;
   size?: number;
   eTag?: string;
+  /** The message's ApproximateReceiveCount in that delivery. */
+  receiveCount: number;
 }
 
 export interface LabStartOptions {
@@ -102,6 +104,11 @@ export interface LabStartOptions {
   args?: string[];
   env: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /**
+   * What start() waits for: the "ready" banner (default: the lab has ingested what
+   * it found), or only its endpoints (lab.json written, its servers listening).
+   */
+  waitFor?: 'ready' | 'endpoints';
 }
 
 interface Exit {
@@ -123,6 +130,7 @@ export class LabProcess {
   private stdoutText = '';
   private stderrText = '';
   private exitInfo: Exit | undefined;
+  private spawnError: Error | undefined;
   readonly exited: Promise<Exit>;
   endpoints!: LabJson;
   private readonly killOnExit = () => {
@@ -132,6 +140,8 @@ export class LabProcess {
   private constructor(readonly child: ChildProcess) {
     child.stdout!.setEncoding('utf8').on('data', (text: string) => (this.stdoutText += text));
     child.stderr!.setEncoding('utf8').on('data', (text: string) => (this.stderrText += text));
+    // Kept for start() to report: an unheard 'error' event would end the test worker.
+    child.on('error', (error) => (this.spawnError = error));
     child.once('exit', (code, signal) => {
       this.exitInfo = { code, signal };
       process.off('exit', this.killOnExit);
@@ -161,47 +171,59 @@ export class LabProcess {
 
   /**
    * Starts the lab (`npm start`'s command line, free ports) and waits for its
-   * "ready" line, the end of its banner and its lab.json. On failure or timeout
-   * it is stopped and the error carries its output.
+   * "ready" line, the end of its banner and its lab.json (or, with waitFor
+   * 'endpoints', for its lab.json alone). On failure or timeout it is stopped
+   * and the error carries its output.
    */
   static async start(options: LabStartOptions): Promise<LabProcess> {
     const args = ['--openssl-legacy-provider', '--import', 'tsx', LAB_MAIN, ...(options.fresh ? ['--fresh'] : []), '--data', options.dataDir, '--s3-port', '0', '--api-port', '0', ...(options.args ?? [])];
+    const file = join(options.dataDir, 'lab.json');
+    // Waiting for the endpoints means waiting for this start's lab.json, not the last one's.
+    if (options.waitFor === 'endpoints') await rm(file, { force: true });
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const lab = new LabProcess(child);
     const timeoutMs = options.timeoutMs ?? 60_000;
     try {
-      await new Promise<void>((resolvePromise, reject) => {
-        const timer = setTimeout(() => done(new Error(`the lab printed no "ready" line within ${timeoutMs / 1000} s`)), timeoutMs);
-        const done = (error?: Error) => {
-          clearTimeout(timer);
-          child.stdout!.off('data', check);
-          child.off('close', early);
-          child.off('error', failed);
-          if (error) reject(error);
-          else resolvePromise();
-        };
-        const check = () => {
-          // The banner ends with the line saying how to stop the lab.
-          if (/^benchdrop lab ready in /m.test(lab.stdoutText) && /^Stop with Ctrl-C/m.test(lab.stdoutText)) done();
-        };
-        const early = (code: number | null, signal: NodeJS.Signals | null) => done(new Error(`the lab exited before it was ready (exit ${code ?? `signal ${signal}`})`));
-        const failed = (error: Error) => done(new Error(`the lab could not be started: ${error.message}`));
-        // Registered after the constructor's listener, so the text is there when checked.
-        child.stdout!.on('data', check);
-        child.once('close', early);
-        child.once('error', failed);
-        check();
-      });
-      const file = join(options.dataDir, 'lab.json');
-      const text = await readFile(file, 'utf8').catch((error: Error) => {
-        throw new Error(`the lab is ready but ${file} cannot be read: ${error.message}`);
-      });
-      lab.endpoints = JSON.parse(text) as LabJson;
+      await lab.until(options.waitFor === 'endpoints' ? () => lab.readEndpoints(file) : () => lab.bannerPrinted(), timeoutMs);
+      if (options.waitFor !== 'endpoints' && !(await lab.readEndpoints(file))) throw new Error(`the lab is ready but ${file} cannot be read`);
       return lab;
     } catch (error) {
       await lab.stop();
       throw new Error(`${(error as Error).message}\n${lab.output()}`);
     }
+  }
+
+  /** The banner ends with the line saying how to stop the lab. */
+  private bannerPrinted(): boolean {
+    return /^benchdrop lab ready in /m.test(this.stdoutText) && /^Stop with Ctrl-C/m.test(this.stdoutText);
+  }
+
+  /** True once lab.json is there and whole (it is written in one go, but may be read mid-write). */
+  private async readEndpoints(file: string): Promise<boolean> {
+    try {
+      this.endpoints = JSON.parse(await readFile(file, 'utf8')) as LabJson;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Polls `condition` until it holds; fails when the lab exits first or time runs out. */
+  private async until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (await condition()) return;
+      if (this.spawnError) throw new Error(`the lab could not be started: ${this.spawnError.message}`);
+      if (!this.running) throw new Error(`the lab exited before it was ready (exit ${this.exitInfo?.code ?? `signal ${this.exitInfo?.signal}`})`);
+      if (Date.now() > deadline) throw new Error(`the lab was not ready within ${timeoutMs / 1000} s`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** SIGKILL by PID, as a crash would end it, and wait for the exit. */
+  async kill(): Promise<Exit> {
+    if (this.running) sendSignal(this.pid, 'SIGKILL');
+    return this.exited;
   }
 
   /**
@@ -237,7 +259,7 @@ export class LabProcess {
     const events: DeliveredEvent[] = [];
     for (const line of this.stdoutText.split('\n')) {
       if (!line.startsWith('{')) continue;
-      let entry: { message?: string; event?: { Records?: { body?: string }[] } };
+      let entry: { message?: string; event?: { Records?: { body?: string; attributes?: { ApproximateReceiveCount?: string } }[] } };
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
@@ -248,7 +270,8 @@ export class LabProcess {
         const body = JSON.parse(message.body ?? '{}') as { Records?: { eventName: string; s3: { object: { key: string; size?: number; eTag?: string } } }[] };
         for (const record of body.Records ?? []) {
           const { key, size, eTag } = record.s3.object;
-          events.push({ eventName: record.eventName, key: decodeURIComponent(key.replace(/\+/g, ' ')), ...(size !== undefined ? { size } : {}), ...(eTag !== undefined ? { eTag } : {}) });
+          const receiveCount = Number(message.attributes?.ApproximateReceiveCount ?? 0);
+          events.push({ eventName: record.eventName, key: decodeURIComponent(key.replace(/\+/g, ' ')), ...(size !== undefined ? { size } : {}), ...(eTag !== undefined ? { eTag } : {}), receiveCount });
         }
       }
     }
