@@ -37,28 +37,23 @@
  *
  *   npm run bench:ingest -- [--files 500] [--concurrency 16] [--size-mb 200]
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { build } from 'esbuild';
-import { lambdaEsbuildOptions } from '../infra/bundling.ts';
 import { sequencerGenerator, type S3EventRecordInput } from '../infra/local/events.ts';
 import { LAB_CREDENTIALS, type LabEndpoints } from '../infra/local/lab.ts';
 import type { RunDetail, UploadListing } from '../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../shared/aws.ts';
-import { ENV } from '../shared/config.ts';
 import { getRun, listUploads, mapLimit, type ReadStore } from '../shared/store/read.ts';
-import { createTableInput } from '../shared/table.ts';
 import { clientEnv, LabProcess } from '../test/e2e/processes.ts';
-import { ensureLog, MB, OUT_DIR } from './generate.ts';
+import { ensureLog, MB } from './generate.ts';
 import { ensureMix, MAX_BYTES, MIN_BYTES, type MixFile } from './ingest-mix.ts';
-import type { RunnerResult } from './ingest-runner.ts';
+import { bundleIngestRunner, createRunnerTable, runIngestRunner, type RunnerRun } from './runner-process.ts';
 import { numberArg } from './args.ts';
 import { median, percentile, table } from './stats.ts';
 
@@ -303,32 +298,11 @@ async function uploadBig(s3: S3Client, endpoints: LabEndpoints, path: string, by
   return { key, eTag: put.ETag ?? '', putMs, readyMs: Date.parse(record.updatedAt) - sentAt, lab, peakWasReset, labCpuS };
 }
 
-interface RunnerRun {
-  result: RunnerResult;
-  processMs: number;
-}
-
 async function runIngestPath(scratch: string, endpoints: LabEndpoints, big: BigResult, bytes: number, expectedSamples: number): Promise<RunnerRun> {
   const started = performance.now();
-  await build({
-    // As infra/stack.ts bundles the functions (the SDK inside), for this machine's Node.
-    ...lambdaEsbuildOptions(),
-    target: 'node20',
-    entryPoints: [{ in: join(ROOT, 'bench/ingest-runner.ts'), out: 'ingest-runner' }],
-    outdir: OUT_DIR,
-    outExtension: { '.js': '.mjs' },
-    logLevel: 'warning',
-  });
-  const bundle = join(OUT_DIR, 'ingest-runner.mjs');
+  const bundle = await bundleIngestRunner();
   console.log(`  bundled ${rel(bundle)} (${(performance.now() - started).toFixed(0)} ms)`);
-
-  const credentials = LAB_CREDENTIALS;
-  const admin = new DynamoDBClient({ region: endpoints.region, endpoint: endpoints.dynamodbEndpoint, credentials });
-  try {
-    await admin.send(new CreateTableCommand(createTableInput(RUNNER_TABLE)));
-  } finally {
-    admin.destroy();
-  }
+  await createRunnerTable(endpoints, RUNNER_TABLE);
   const record: S3EventRecordInput = {
     eventName: 'ObjectCreated:CompleteMultipartUpload',
     bucket: endpoints.bucket,
@@ -337,34 +311,14 @@ async function runIngestPath(scratch: string, endpoints: LabEndpoints, big: BigR
     eTag: big.eTag,
     sequencer: sequencerGenerator()(),
   };
-  const env = clientEnv(scratch, {
-    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    AWS_REGION: endpoints.region,
-    [ENV.tableName]: RUNNER_TABLE,
-    [ENV.s3Endpoint]: endpoints.s3Endpoint,
-    [ENV.dynamodbEndpoint]: endpoints.dynamodbEndpoint,
-    POWERTOOLS_LOG_LEVEL: 'WARN',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-  });
-  // The measured process must not inherit a loader from tsx.
-  delete env['NODE_OPTIONS'];
-  const spawned = performance.now();
-  const child = spawn(process.execPath, [bundle, JSON.stringify(record)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const code = await new Promise<number | null>((resolvePromise, reject) => {
-    child.once('error', reject);
-    child.once('close', resolvePromise);
-  });
-  const processMs = performance.now() - spawned;
-  const last = stdout.trim().split('\n').pop() ?? '';
-  if (code !== 0 || !last.startsWith('{')) throw new CheckFailed(`the ingest runner exited with ${code}:\n${(stderr || stdout).trim().slice(-3000)}`);
-  const result = JSON.parse(last) as RunnerResult;
-  if (result.execArgv.length > 0) throw new CheckFailed(`the ingest runner ran with node flags ${result.execArgv.join(' ')}: its RSS would include them`);
-  if (result.batchItemFailures > 0) throw new CheckFailed(`the ingest handler reported a batch failure:\n${stderr.trim().slice(-3000)}`);
+  let run: RunnerRun;
+  try {
+    run = await runIngestRunner(bundle, scratch, endpoints, RUNNER_TABLE, record);
+  } catch (error) {
+    throw new CheckFailed((error as Error).message);
+  }
+  const { result, processMs } = run;
+  const credentials = LAB_CREDENTIALS;
 
   // What it wrote: the upload ready, one run with every sample.
   const store: ReadStore = { db: createDocumentClient({ region: endpoints.region, dynamodbEndpoint: endpoints.dynamodbEndpoint, credentials }), tableName: RUNNER_TABLE };
