@@ -61,7 +61,8 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
   let runStart = 0;
   let time: string | undefined;
   let emitted = 0;
-  let sawSysstat = false;
+  /** The line of the first `"sysstat"` key, 0 before it. */
+  let sysstatLine = 0;
   let firstSkipped: { line: number; message: string } | undefined;
   const idCache = new Map<string, Int16Array | undefined>();
   const values = new Float64Array(128);
@@ -194,8 +195,9 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
     line(text, lineNo) {
       const t = text.trim();
       if (t.length === 0) return;
-      if (t.includes('"sysstat"')) sawSysstat = true;
-      if (t.includes('"disk_device"')) {
+      if (t.includes('"sysstat"') && sysstatLine === 0) sysstatLine = lineNo;
+      // A disk entry, or a whole document on one line (its shape is checked even when it holds no disk).
+      if (t.includes('"disk_device"') || (t.startsWith('{') && t.includes('"sysstat"') && t.endsWith('}'))) {
         entryLine(t, lineNo);
         return;
       }
@@ -227,8 +229,8 @@ export function createLinuxJsonParser(options: ParserOptions, firstRunIndex = 0)
       if (emitted === 0) {
         throw new ParseError({
           source: options.source,
-          line: 0,
-          problem: sawSysstat ? 'sysstat JSON with no disk entries' : 'no sysstat JSON found',
+          line: sysstatLine,
+          problem: sysstatLine > 0 ? 'sysstat JSON with no disk entries' : 'no sysstat JSON found',
           expected: 'iostat -o JSON output with "disk" entries',
         });
       }

@@ -37,6 +37,18 @@ describe('a one-line document of the wrong shape is a ParseError naming the plac
   });
 });
 
+describe('a one-line document with no disk_device anywhere is checked the same', () => {
+  it.each([
+    ['statistics a number', '{"sysstat":{"hosts":[{"nodename":"h","statistics":7}]}}', 'sysstat JSON of the wrong shape: sysstat.hosts[0].statistics is a number (7)'],
+    ['disk an object', '{"sysstat":{"hosts":[{"nodename":"h","statistics":[{"disk":{"a":1}}]}]}}', 'sysstat JSON of the wrong shape: sysstat.hosts[0].statistics[0].disk is an object'],
+    ['no disk at all', '{"sysstat":{"hosts":[{"nodename":"h","statistics":[]}]}}', 'sysstat JSON with no disk entries'],
+  ])('%s', async (_what, text, problem) => {
+    const error = await parseError(`\n${text}\n`);
+    expect(error.line).toBe(2);
+    expect(error.problem).toBe(problem);
+  });
+});
+
 describe('disk entries that cannot be read are skipped, and named when nothing else is left', () => {
   it.each([
     ['[null]', 'sysstat.hosts[0].statistics[0].disk[0] is null, not a disk object; ignored'],
