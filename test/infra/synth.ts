@@ -14,6 +14,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildLab } from '../../infra/lab.ts';
 import type { StackSettings } from '../../infra/settings.ts';
 import type { BenchdropStack } from '../../infra/stack.ts';
+import type { Construct } from 'constructs';
+import { labSettings } from '../../infra/settings.ts';
 
 const CDK_JSON = fileURLToPath(new URL('../../cdk.json', import.meta.url));
 /** The API function's real entry, and the stand-in used while it does not exist yet. */
@@ -178,4 +180,24 @@ export function alarmWatching(template: Template, metricName: string): { namespa
 /** The environment the template gives a function. */
 export function functionEnvironment(template: Template, functionId: string): Record<string, unknown> {
   return (template.toJSON() as { Resources: Record<string, CfnResource> }).Resources[functionId]!.Properties!.Environment.Variables;
+}
+
+/** What the synthesised lab deploys a function with. */
+export interface Deployed {
+  /** The function's environment variables in the template. */
+  environment: Record<string, unknown>;
+  /** Per metric asked for: the namespace and dimensions of the alarm that watches it. */
+  watching: { namespace: string; dimensions: Record<string, string> }[];
+}
+
+/** Synthesise `lab` and read one function's environment and the alarms on `metrics`. */
+export function deployedAs(lab: string, functionOf: (stack: BenchdropStack) => Construct, metrics: readonly string[]): Deployed {
+  const synth = synthLabs([labSettings({ lab })]);
+  try {
+    const { stack, template } = synth.labs[lab]!;
+    const environment = functionEnvironment(template, stack.getLogicalId(functionOf(stack).node.defaultChild as Parameters<typeof stack.getLogicalId>[0]));
+    return { environment, watching: metrics.map((metric) => alarmWatching(template, metric)) };
+  } finally {
+    synth.dispose();
+  }
 }

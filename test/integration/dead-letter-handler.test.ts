@@ -10,12 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { s3EventRecord, s3Notification, sequencerGenerator, sqsEvent, type S3NotificationRecord } from '../../infra/local/events.ts';
-import { labSettings } from '../../infra/settings.ts';
 import { createDocumentClient } from '../../shared/aws.ts';
 import { ENV, INGEST_LIMITS } from '../../shared/config.ts';
 import { objectRefOf, type SettleDeps } from '../../shared/ingest.ts';
 import { REGION, startEmulators, type Emulators } from '../support/emulators.ts';
-import { lambdaContext } from '../support/lambda.ts';
+import { lambdaContext, lambdaEnvironment } from '../support/lambda.ts';
 import { getUpload } from '../support/table.ts';
 import { capturePrinted, metricSum, type Printed } from '../infra/emf.ts';
 
@@ -37,22 +36,13 @@ const uid = () => randomUUID().slice(0, 8);
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  // Loaded first (the stack imports it too), as Lambda loads it: its environment set.
-  // Metrics and warnings are printed (and captured), info lines left out.
-  process.env[ENV.lab] = LAB;
-  process.env['POWERTOOLS_METRICS_DISABLED'] = 'false';
-  process.env['POWERTOOLS_LOG_LEVEL'] = 'WARN';
+  // Loaded before the stack, which imports it too: as Lambda loads it, its environment set.
+  lambdaEnvironment(LAB);
   mod = (await import('../../functions/dead-letter/handler.ts')) as Module;
-  const { alarmWatching, functionEnvironment, synthLabs } = await import('../infra/synth.ts');
-  const synth = synthLabs([labSettings({ lab: LAB })]);
-  try {
-    const { stack, template } = synth.labs[LAB]!;
-    deployedEnvironment = functionEnvironment(template, stack.getLogicalId(stack.deadLetterFunction.node.defaultChild as Parameters<typeof stack.getLogicalId>[0]));
-    watched = alarmWatching(template, mod.DEAD_LETTER_METRICS.deadLetters);
-    watchedUnsettled = alarmWatching(template, mod.DEAD_LETTER_METRICS.unsettled);
-  } finally {
-    synth.dispose();
-  }
+  const { deployedAs } = await import('../infra/synth.ts');
+  const deployed = deployedAs(LAB, (stack) => stack.deadLetterFunction, [mod.DEAD_LETTER_METRICS.deadLetters, mod.DEAD_LETTER_METRICS.unsettled]);
+  deployedEnvironment = deployed.environment;
+  [watched, watchedUnsettled] = deployed.watching as [typeof watched, typeof watched];
   env = await startEmulators();
   deps = { db: env.db, tableName: env.tableName };
 }, 180_000);

@@ -8,14 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScheduledEvent } from 'aws-lambda';
-import { labSettings } from '../../infra/settings.ts';
 import { createDocumentClient } from '../../shared/aws.ts';
 import { ENV, STUCK_AFTER_MS } from '../../shared/config.ts';
 import type { SettleDeps } from '../../shared/ingest.ts';
 import type { ObjectRef } from '../../shared/store/records.ts';
 import { claimUpload } from '../../shared/store/uploads.ts';
 import { REGION, startEmulators, type Emulators } from '../support/emulators.ts';
-import { lambdaContext } from '../support/lambda.ts';
+import { lambdaContext, lambdaEnvironment } from '../support/lambda.ts';
 import { getUpload } from '../support/table.ts';
 import { capturePrinted, metricSum, type Printed } from '../infra/emf.ts';
 
@@ -33,20 +32,13 @@ const uid = () => randomUUID().slice(0, 8);
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  // Loaded first (the stack imports it too), as Lambda loads it: its environment set.
-  process.env[ENV.lab] = LAB;
-  process.env['POWERTOOLS_METRICS_DISABLED'] = 'false';
-  process.env['POWERTOOLS_LOG_LEVEL'] = 'WARN';
+  // Loaded before the stack, which imports it too: as Lambda loads it, its environment set.
+  lambdaEnvironment(LAB);
   mod = (await import('../../functions/sweeper/handler.ts')) as Module;
-  const { alarmWatching, functionEnvironment, synthLabs } = await import('../infra/synth.ts');
-  const synth = synthLabs([labSettings({ lab: LAB })]);
-  try {
-    const { stack, template } = synth.labs[LAB]!;
-    deployedEnvironment = functionEnvironment(template, stack.getLogicalId(stack.sweeper.node.defaultChild as Parameters<typeof stack.getLogicalId>[0]));
-    watched = alarmWatching(template, mod.SWEEPER_METRICS.overdue);
-  } finally {
-    synth.dispose();
-  }
+  const { deployedAs } = await import('../infra/synth.ts');
+  const deployed = deployedAs(LAB, (stack) => stack.sweeper, [mod.SWEEPER_METRICS.overdue]);
+  deployedEnvironment = deployed.environment;
+  watched = deployed.watching[0]!;
   env = await startEmulators();
   deps = { db: env.db, tableName: env.tableName };
   mod.setSweeperDeps(deps);

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
+import { ENV } from '../../shared/config.ts';
 
 export function lambdaContext(functionName = 'benchdrop-ingest', timeoutMs = 60_000): Context {
   const deadline = Date.now() + timeoutMs;
@@ -21,4 +22,14 @@ export function lambdaContext(functionName = 'benchdrop-ingest', timeoutMs = 60_
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+/**
+ * The environment a lab's function runs with, set before its module is loaded
+ * (it reads it then): the lab, metrics printed, warnings and worse logged.
+ */
+export function lambdaEnvironment(lab: string): void {
+  process.env[ENV.lab] = lab;
+  process.env['POWERTOOLS_METRICS_DISABLED'] = 'false';
+  process.env['POWERTOOLS_LOG_LEVEL'] = 'WARN';
 }
