@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
+    // Before every test file: no AWS SDK Node version notice (shared/node-support-notice.ts).
+    setupFiles: ['./shared/node-support-notice.ts'],
     reporters: ['default', './test/closing-line-reporter.ts'],
   },
 });

@@ -15,6 +15,8 @@ export default defineConfig({
     // One file at a time: the sections load the machine on purpose and must not
     // starve each other's timers.
     fileParallelism: false,
+    // Before every test file: no AWS SDK Node version notice (shared/node-support-notice.ts).
+    setupFiles: ['./shared/node-support-notice.ts'],
     reporters: ['default', './test/closing-line-reporter.ts', './test/stress-summary-reporter.ts'],
   },
 });

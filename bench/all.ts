@@ -10,6 +10,7 @@
  *   npm run bench                 # all of them
  *   npm run bench -- parse api    # some of them, in this order
  */
+import '../shared/node-support-notice.ts';
 import { spawn } from 'node:child_process';
 import { table } from './stats.ts';
 

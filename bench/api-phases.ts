@@ -26,6 +26,7 @@
  *   npm run bench:api-phases                       # dynalite in this process
  *   npm run bench:api-phases -- --dynalite-process
  */
+import '../shared/node-support-notice.ts';
 import '../test/support/quiet.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -53,6 +53,7 @@
  *
  *   npm run bench:api -- [--duration 10]
  */
+import '../shared/node-support-notice.ts';
 import '../test/support/quiet.ts';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

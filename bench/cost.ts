@@ -24,6 +24,7 @@
  *
  *   npm run bench:cost
  */
+import '../shared/node-support-notice.ts';
 import '../test/support/quiet.ts';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';

@@ -37,6 +37,7 @@
  *
  *   npm run bench:ingest -- [--files 500] [--concurrency 16] [--size-mb 200]
  */
+import '../shared/node-support-notice.ts';
 import { execFileSync } from 'node:child_process';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

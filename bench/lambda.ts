@@ -32,6 +32,7 @@
  *
  *   npm run bench:lambda -- [--runs 10]
  */
+import { SDK_NODE_NOTICE_OFF } from '../shared/node-support-notice.ts';
 import '../test/support/quiet.ts';
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -147,6 +148,8 @@ function functionEnv(env: Emulators, service: string): NodeJS.ProcessEnv {
     POWERTOOLS_SERVICE_NAME: service,
     POWERTOOLS_METRICS_NAMESPACE: 'Benchdrop',
     POWERTOOLS_LOG_LEVEL: 'INFO',
+    // Not Lambda's, but Lambda's Node 24 prints no such notice; this machine's Node may.
+    ...SDK_NODE_NOTICE_OFF,
   };
 }
 

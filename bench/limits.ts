@@ -15,6 +15,7 @@
  * (test/support/emulators.ts); the runner is a third process. Exit 1 when a
  * check fails; a missed target is only reported.
  */
+import '../shared/node-support-notice.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -30,6 +30,7 @@
  *
  *   npm run bench:listings -- [--labels 250000] [--requests 40]
  */
+import '../shared/node-support-notice.ts';
 import '../test/support/quiet.ts';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';

@@ -27,6 +27,7 @@
  * `--big-mb 0` leaves the big file out; it is a Solaris log, so `linux` alone
  * leaves it out too.
  */
+import '../shared/node-support-notice.ts';
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';

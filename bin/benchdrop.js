@@ -4,4 +4,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// First, before any AWS SDK client exists: no Node version notice on stderr.
+await import('../shared/node-support-notice.ts');
 await import('../cli/main.ts');

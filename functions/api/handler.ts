@@ -15,7 +15,7 @@ import type { Context } from 'aws-lambda';
 import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import { ENV, LAB_DEFAULTS, MB } from '../../shared/config.ts';
-import { apiErrors, errorResult, type ApiEvent, type ApiResult } from './http.ts';
+import { apiErrors, notFound, type ApiEvent, type ApiResult } from './http.ts';
 import { compare, createUpload, devices, run, runs, uploads, type ApiDeps } from './routes.ts';
 
 export type { ApiDeps } from './routes.ts';
@@ -48,8 +48,15 @@ type RouteFn = (event: ApiEvent, deps: ApiDeps) => Promise<ApiResult>;
 
 const IMPLEMENTATIONS: Record<keyof typeof ROUTES, RouteFn> = { devices, runs, run, compare, uploads, createUpload };
 
+/**
+ * The parser's options. middy 6 honours disableContentTypeCheck (it is among the
+ * parser's defaults) though its type declarations leave it out.
+ */
+type JsonBodyOptions = NonNullable<Parameters<typeof httpJsonBodyParser>[0]> & { disableContentTypeCheck?: boolean };
+const JSON_BODY: JsonBodyOptions = { disableContentTypeCheck: true };
+
 /** The JSON body of POST /uploads, whatever content type the client declared (curl -d sends a form type). */
-const withJsonBody = (fn: RouteFn) => middy<ApiEvent, ApiResult>().use(httpJsonBodyParser({ disableContentTypeCheck: true })).handler((event) => fn(event, (deps ??= apiDeps())));
+const withJsonBody = (fn: RouteFn) => middy<ApiEvent, ApiResult>().use(httpJsonBodyParser(JSON_BODY)).handler((event) => fn(event, (deps ??= apiDeps())));
 
 const routes: Route<ApiEvent, ApiResult>[] = (Object.keys(ROUTES) as (keyof typeof ROUTES)[]).map((name) => {
   const [method, path] = ROUTES[name].split(' ') as [Method, string];
@@ -57,10 +64,13 @@ const routes: Route<ApiEvent, ApiResult>[] = (Object.keys(ROUTES) as (keyof type
   return { method, path, handler: method === 'POST' ? withJsonBody(fn) : (event: ApiEvent) => fn(event, (deps ??= apiDeps())) };
 });
 
+// Thrown, not returned: apiErrors() answers it like any other 404 (and middy 6 types
+// this callback as one that never returns).
 const router = httpRouterHandler<ApiEvent, ApiResult>({
   routes,
-  notFoundResponse: ({ method, path }) =>
-    errorResult(404, 'not_found', `no route ${method} ${path.slice(0, 200)}; routes: ${Object.values(ROUTES).join(', ')}`),
+  notFoundResponse: ({ method, path }) => {
+    throw notFound(`no route ${method} ${path.slice(0, 200)}; routes: ${Object.values(ROUTES).join(', ')}`);
+  },
 });
 
 export const handler = middy<ApiEvent, ApiResult, Error, Context>()

@@ -129,6 +129,7 @@ export function answerFor(error: unknown, requestId?: string): { result: ApiResu
   if (error instanceof HttpError) return { result: errorResult(error.statusCode, error.code, error.message), internal: false };
   if (error instanceof SelectorError || error instanceof CompareError || error instanceof ReadLimitError) return { result: errorResult(400, 'bad_request', error.message), internal: false };
   if (error instanceof CursorError) return { result: errorResult(400, 'bad_request', `next: ${error.message}`), internal: false };
+  // The body parser refuses a body that is not JSON: 415 in middy 6, 422 for a malformed one in 7.
   const middy = error as { statusCode?: number; cause?: { package?: string } };
   if (middy?.cause?.package === '@middy/http-json-body-parser' && (middy.statusCode === 415 || middy.statusCode === 422)) {
     return { result: errorResult(400, 'bad_request', 'body: expected a JSON object with key, size, device?, tags?'), internal: false };

@@ -2,6 +2,7 @@
  * `npm start` and `benchdrop lab`: start the local lab, ingest the demo logs, print
  * where everything is and what to paste next, and stop cleanly on Ctrl-C/SIGTERM.
  */
+import '../../shared/node-support-notice.ts';
 import './env.ts';
 import { Command } from 'commander';
 import { LAB_BUCKET, LAB_CREDENTIALS, startLab, type Lab } from './lab.ts';

@@ -10,9 +10,12 @@ import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabEndpoints } from '../../infra/local/lab.ts';
+import { SDK_NODE_NOTICE_OFF } from '../../shared/node-support-notice.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const LAB_MAIN = 'infra/local/main.ts';
+/** `npm start` is `node` with these arguments (package.json's start script, checked by startup-output.test.ts). */
+export const LAB_NODE_ARGS = ['--openssl-legacy-provider', '--import', 'tsx', LAB_MAIN] as const;
 
 /** What the lab writes to <data>/lab.json. */
 export type LabJson = LabEndpoints;
@@ -70,7 +73,7 @@ export function explain(ran: Ran): string {
  * The environment for the clients: this process's, without any AWS_* or
  * BENCHDROP_* setting of whoever runs the tests, the AWS CLI's config and
  * credential files pointed at files that do not exist (no profile interferes),
- * and no instance-metadata lookups.
+ * no instance-metadata lookups, and no AWS SDK notice about the Node version.
  */
 export function clientEnv(scratch: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -83,6 +86,7 @@ export function clientEnv(scratch: string, extra: Record<string, string> = {}): 
     AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-such-aws-credentials'),
     AWS_EC2_METADATA_DISABLED: 'true',
     AWS_PAGER: '',
+    ...SDK_NODE_NOTICE_OFF,
     ...extra,
   };
 }
@@ -164,6 +168,10 @@ export class LabProcess {
     return this.stdoutText;
   }
 
+  get stderr(): string {
+    return this.stderrText;
+  }
+
   /** Everything it printed, for failure messages. */
   output(chars = 6000): string {
     return `--- lab stdout\n${tail(this.stdoutText, chars)}\n--- lab stderr\n${tail(this.stderrText, chars)}`;
@@ -176,7 +184,7 @@ export class LabProcess {
    * and the error carries its output.
    */
   static async start(options: LabStartOptions): Promise<LabProcess> {
-    const args = ['--openssl-legacy-provider', '--import', 'tsx', LAB_MAIN, ...(options.fresh ? ['--fresh'] : []), '--data', options.dataDir, '--s3-port', '0', '--api-port', '0', ...(options.args ?? [])];
+    const args = [...LAB_NODE_ARGS, ...(options.fresh ? ['--fresh'] : []), '--data', options.dataDir, '--s3-port', '0', '--api-port', '0', ...(options.args ?? [])];
     const file = join(options.dataDir, 'lab.json');
     // Waiting for the endpoints means waiting for this start's lab.json, not the last one's.
     if (options.waitFor === 'endpoints') await rm(file, { force: true });

@@ -43,6 +43,7 @@ import { LocalQueue } from '../../infra/local/queue.ts';
 import { s3EventRecord, s3Notification, sequencerGenerator, sqsEvent, type S3NotificationRecord } from '../../infra/local/events.ts';
 import { createDocumentClient, createS3Client, INGEST_DYNAMODB_ATTEMPTS } from '../../shared/aws.ts';
 import { ENV } from '../../shared/config.ts';
+import { SDK_NODE_NOTICE_OFF } from '../../shared/node-support-notice.ts';
 import type { IngestDeps } from '../../shared/ingest.ts';
 import { parseSelector } from '../../shared/selectors.ts';
 import { runPk } from '../../shared/store/keys.ts';
@@ -421,7 +422,7 @@ function ingestProcess(bundle: string, event: SQSEvent, environment: Record<stri
   return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, [bundle], {
       cwd: dirname(bundle),
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...environment },
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...SDK_NODE_NOTICE_OFF, ...environment },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
