@@ -135,7 +135,7 @@ export class ApiClient {
         signal: AbortSignal.timeout(this.deps.timeoutMs ?? 30_000),
       });
     } catch (error) {
-      throw new CliError(`could not reach the benchdrop API at ${this.target.url} (from ${this.target.source}): ${reason(error)}; is the lab running? Otherwise ${TARGET_HELP}`);
+      throw new CliError(`could not reach the benchdrop API at ${this.target.url} (from ${this.target.source}): ${reason(error)}; ${this.target.notAnswering ?? `is the lab running? Otherwise ${TARGET_HELP}`}`);
     }
     const text = await response.text();
     let json: unknown;

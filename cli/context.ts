@@ -12,8 +12,18 @@ export interface CliDeps extends TargetDeps, ApiClientDeps {
   pollIntervalMs?: number;
 }
 
-export async function apiClientFor(flags: TargetFlags, deps: CliDeps): Promise<ApiClient> {
-  return new ApiClient(await new Target(flags, deps).api(), deps);
+/** The API client of the lab the flags name (or that is found without them, announced on stderr). */
+export async function apiClientFor(flags: TargetFlags, deps: CliDeps, io: Output): Promise<ApiClient> {
+  const target = new Target(flags, deps);
+  const api = new ApiClient(await target.api(), deps);
+  announceTarget(target, io);
+  return api;
+}
+
+/** Says which lab a command uses when no flag named it: one line on stderr, results stay alone on stdout. */
+export function announceTarget(target: Target, io: Output): void {
+  const line = target.announcement();
+  if (line !== undefined) io.err(line);
 }
 
 /** Runs a command; a failure it can explain is printed as `error: <message>` with exit code 1. */

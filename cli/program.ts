@@ -13,13 +13,18 @@ import { runsCommand } from './commands/runs.ts';
 import { DEFAULT_TIMEOUT_S, uploadCommand, type UploadDeps } from './commands/upload.ts';
 import { processOutput, type Output } from './io.ts';
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { labOptions } from '../infra/local/options.ts';
+import { DEFAULT_DATA_DIR, LAB_FILE } from './lab-file.ts';
+import { API_ENV, BUCKET_ENV, LAB_API_EXAMPLE, LAB_S3_EXAMPLE, S3_ENDPOINT_ENV } from './target.ts';
 
+/** The options naming a lab, on every command that talks to one; cli/target.ts resolves them. */
 function apiOptions(command: Command): Command {
   return command
-    .option('--api <url>', 'the lab API (default: $BENCHDROP_API), e.g. http://127.0.0.1:8787')
+    .option('--api <url>', `the lab API, e.g. ${LAB_API_EXAMPLE} (default: the running lab's, from --data's lab.json, else $${API_ENV})`)
     .option('--stack <name>', 'an AWS lab: read ApiUrl and BucketName from this CloudFormation stack, e.g. Benchdrop-mylab')
+    .option('--data <dir>', `a local lab's data folder: its ${LAB_FILE}, written by npm start, names the API and bucket (default: ${DEFAULT_DATA_DIR})`)
     .option('--region <region>', 'AWS region of the stack and API (default: from the API URL, AWS_REGION or your profile)');
 }
 
@@ -28,6 +33,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, setExitCode: (code: number) => void = (code) => (process.exitCode = code)): Command {
   const program = new Command('benchdrop')
     .description('Disk benchmark logs (IRIX diskperf, iostat from Solaris/illumos, Linux, FreeBSD) in, honest comparisons out.')
+    .addHelpText('after', `\nCommands that talk to a lab use --api or --stack when given, else the lab \`npm start\` runs\nin this folder (its ${join(DEFAULT_DATA_DIR, LAB_FILE)}, or --data DIR's), else $${API_ENV}.`)
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });
@@ -50,8 +56,8 @@ export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, 
       .option('--tag <key=value>', 'a tag for class comparisons, e.g. --tag interface=SAS --tag rpm=10000 (repeatable)', collect)
       .option('--wait', 'wait until the pipeline has parsed each file, and print its runs or why it failed')
       .option('--timeout <seconds>', `how long --wait waits (default ${DEFAULT_TIMEOUT_S})`)
-      .option('--bucket <name>', 'the drop bucket (default: $BENCHDROP_BUCKET, or the stack\'s)')
-      .option('--endpoint <url>', 'S3 endpoint of a local lab, e.g. http://127.0.0.1:4569 (default: $BENCHDROP_S3_ENDPOINT)'),
+      .option('--bucket <name>', `the drop bucket (default: the stack's, the running lab's from --data's ${LAB_FILE}, else $${BUCKET_ENV})`)
+      .option('--endpoint <url>', `S3 endpoint of a local lab, e.g. ${LAB_S3_EXAMPLE} (default: from --data's ${LAB_FILE}, else $${S3_ENDPOINT_ENV})`),
   ).action(async (files: string[], options) => {
     setExitCode(await uploadCommand(files, options, io, deps));
   });

@@ -1,24 +1,36 @@
 /**
- * Which lab a command talks to (README, "Uploading logs").
+ * Which lab a command talks to (README, "Uploading logs"). Explicit flags win;
+ * without them the running local lab is found through its lab.json, then the
+ * environment:
  *
- * The API:    --api URL, else BENCHDROP_API; or --stack NAME (its ApiUrl output).
- * The bucket: --bucket NAME [--endpoint URL], else BENCHDROP_BUCKET and
- *             BENCHDROP_S3_ENDPOINT; or --stack NAME (its BucketName output).
+ * The API:    --api URL; or --stack NAME (its ApiUrl output); else the apiUrl
+ *             of <--data DIR, default .benchdrop>/lab.json; else BENCHDROP_API.
+ * The bucket: --bucket NAME [--endpoint URL]; or --stack NAME (its BucketName
+ *             output); else lab.json's bucket and s3Endpoint; else
+ *             BENCHDROP_BUCKET and BENCHDROP_S3_ENDPOINT.
  *
- * An explicit --api or --bucket wins over the stack's output; the environment is
- * only read when neither a flag nor --stack names the target. With --endpoint (a
+ * A target the command line did not name is announced in one line on stderr
+ * (`using the lab at ... (from .benchdrop/lab.json)`), so a command never talks
+ * to a lab the user did not expect without saying so. With an S3 endpoint (a
  * local lab's s3rver) the S3 credentials are S3RVER/S3RVER unless
  * AWS_ACCESS_KEY_ID is set. Requests to an AWS API (https, or found through
  * --stack) are signed with SigV4 for execute-api; a local http API gets plain
  * requests.
  */
+import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DEFAULT_HOST, DEFAULT_PORTS } from '../infra/local/options.ts';
 import { ENV } from '../shared/config.ts';
 import { CliError } from './io.ts';
+import { DEFAULT_DATA_DIR, findLabFile, LAB_FILE, startCommand, type LabFile } from './lab-file.ts';
 
 export const API_ENV = 'BENCHDROP_API';
 export const BUCKET_ENV = ENV.bucketName;
 export const S3_ENDPOINT_ENV = ENV.s3Endpoint;
+
+/** The local lab's addresses when started with its defaults, for examples in help and messages. */
+export const LAB_API_EXAMPLE = `http://${DEFAULT_HOST}:${DEFAULT_PORTS.api}`;
+export const LAB_S3_EXAMPLE = `http://${DEFAULT_HOST}:${DEFAULT_PORTS.s3}`;
 
 /** The flags every lab command accepts. */
 export interface TargetFlags {
@@ -27,6 +39,8 @@ export interface TargetFlags {
   bucket?: string;
   endpoint?: string;
   region?: string;
+  /** The local lab's data folder, where its lab.json is. */
+  data?: string;
 }
 
 export interface Credentials {
@@ -45,6 +59,8 @@ export interface StackOutputs {
 /** What target resolution may be given instead of the real world (tests, embedding). */
 export interface TargetDeps {
   env?: NodeJS.ProcessEnv;
+  /** Where the default data folder is looked for (the current directory). */
+  cwd?: string;
   /** DescribeStacks, by default through @aws-sdk/client-cloudformation. */
   describeStack?: (name: string, region: string | undefined) => Promise<StackOutputs>;
 }
@@ -55,8 +71,10 @@ export interface ApiTarget {
   /** Sign requests with SigV4 (an AWS HTTP API with IAM auth). */
   sign: boolean;
   region: string;
-  /** Where the URL came from, for messages: `--api`, `BENCHDROP_API`, `stack NAME`. */
+  /** Where the URL came from, for messages: `--api`, `BENCHDROP_API`, `stack NAME`, `.benchdrop/lab.json`. */
   source: string;
+  /** What to say when the URL does not answer, when there is more to say than TARGET_HELP. */
+  notAnswering?: string;
 }
 
 export interface BucketTarget {
@@ -67,8 +85,36 @@ export interface BucketTarget {
   source: string;
 }
 
-export const TARGET_HELP = 'set the lab with --api URL (or BENCHDROP_API), or --stack NAME (e.g. Benchdrop-mylab)';
-export const BUCKET_HELP = 'set the bucket with --bucket NAME [--endpoint URL] (or BENCHDROP_BUCKET [and BENCHDROP_S3_ENDPOINT]), or --stack NAME';
+/** Every way of naming the lab, for the messages that need one. */
+export const TARGET_HELP = `name the lab with --api URL (e.g. ${LAB_API_EXAMPLE}) or --stack NAME (e.g. Benchdrop-mylab), run \`npm start\` in this folder (or give --data DIR, the data folder of a running lab), or set ${API_ENV}`;
+export const BUCKET_HELP = `name the bucket with --bucket NAME [--endpoint URL] or --stack NAME, run \`npm start\` in this folder (or give --data DIR), or set ${BUCKET_ENV} [and ${S3_ENDPOINT_ENV}]`;
+
+/** How a target was named: by a flag, by --stack's outputs, or found without either (lab.json, environment). */
+type NamedBy = 'flag' | 'stack' | 'found';
+
+/** The API's URL and where it came from, before it is checked. */
+interface Named {
+  raw: string;
+  source: string;
+  by: NamedBy;
+  /** The region its source gives (the stack's, lab.json's). */
+  region?: string;
+  labFile?: LabFile;
+}
+
+interface NamedBucket {
+  bucket: string;
+  source: string;
+  by: NamedBy;
+  endpoint: { url: string; source: string } | undefined;
+  region: string | undefined;
+}
+
+/** A target found without a flag naming it: announced to the user. */
+interface Found {
+  what: string;
+  source: string;
+}
 
 const EXECUTE_API_HOST = /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
 const DEFAULT_REGION = 'us-east-1';
@@ -87,10 +133,24 @@ async function describeStackWithSdk(name: string, region: string | undefined): P
   }
 }
 
-/** Resolves lazily: the stack is described at most once, and only when a command needs it. */
+/** An http(s) URL, or an error naming where the text came from. */
+function httpUrl(named: Named): URL {
+  if (!URL.canParse(named.raw)) throw new CliError(`${named.source}: "${named.raw}" is not a URL (expected e.g. ${LAB_API_EXAMPLE} or https://abc123.execute-api.eu-west-1.amazonaws.com)`);
+  const url = new URL(named.raw);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`${named.source}: "${named.raw}" is not an http(s) URL`);
+  return url;
+}
+
+/**
+ * Resolves lazily: the stack is described at most once, lab.json read at most
+ * once, and only when a command needs them.
+ */
 export class Target {
   private readonly env: NodeJS.ProcessEnv;
   private stackOutputs?: Promise<StackOutputs>;
+  private labFile?: Promise<LabFile | undefined>;
+  /** What was found without a flag naming it, by kind, for announcement(). */
+  private readonly found = new Map<'api' | 'bucket', Found>();
 
   constructor(
     readonly flags: TargetFlags,
@@ -120,75 +180,90 @@ export class Target {
     return { value, region };
   }
 
+  /** The running local lab's lab.json, read once: --data's, else the default folder's if it has one. */
+  private lab(): Promise<LabFile | undefined> {
+    this.labFile ??= findLabFile(this.flags.data, this.deps.cwd ?? process.cwd());
+    return this.labFile;
+  }
+
   async api(): Promise<ApiTarget> {
-    const { api, stack } = this.flags;
-    let raw: string;
-    let source: string;
-    let stackRegion: string | undefined;
-    if (api) {
-      raw = api;
-      source = '--api';
-    } else if (stack) {
-      const out = await this.stackOutput(stack, 'ApiUrl');
-      raw = out.value;
-      stackRegion = out.region;
-      source = `stack ${stack}`;
-    } else if (this.env[API_ENV]) {
-      raw = this.env[API_ENV]!;
-      source = API_ENV;
-    } else {
-      throw new CliError(`no lab API to talk to: ${TARGET_HELP}`);
-    }
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new CliError(`${source}: "${raw}" is not a URL (expected e.g. http://127.0.0.1:8787 or https://abc123.execute-api.eu-west-1.amazonaws.com)`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`${source}: "${raw}" is not an http(s) URL`);
-    const region = EXECUTE_API_HOST.exec(url.hostname)?.[1] ?? this.regionFromEnv() ?? stackRegion ?? DEFAULT_REGION;
-    return {
+    const named = await this.namedApi();
+    const url = httpUrl(named);
+    const target: ApiTarget = {
       url: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
-      sign: url.protocol === 'https:' || (stack !== undefined && !api),
-      region,
-      source,
+      sign: url.protocol === 'https:' || named.by === 'stack',
+      region: EXECUTE_API_HOST.exec(url.hostname)?.[1] ?? this.regionFromEnv() ?? named.region ?? DEFAULT_REGION,
+      source: named.source,
+      ...(named.labFile ? { notAnswering: this.labNotAnswering(named.labFile) } : {}),
     };
+    if (named.by === 'found') this.found.set('api', { what: `the lab at ${target.url}`, source: named.source });
+    return target;
+  }
+
+  /** The API's URL: flags first, then the running lab's lab.json, then the environment. */
+  private async namedApi(): Promise<Named> {
+    const { api, stack } = this.flags;
+    if (api) return { raw: api, source: '--api', by: 'flag' };
+    if (stack) {
+      const out = await this.stackOutput(stack, 'ApiUrl');
+      return { raw: out.value, source: `stack ${stack}`, by: 'stack', region: out.region };
+    }
+    const lab = await this.lab();
+    if (lab) return { raw: lab.apiUrl, source: lab.path, by: 'found', region: lab.region, labFile: lab };
+    const fromEnv = this.env[API_ENV];
+    if (fromEnv) return { raw: fromEnv, source: API_ENV, by: 'found' };
+    throw new CliError(`no lab API to talk to (no --api or --stack, no ${join(DEFAULT_DATA_DIR, LAB_FILE)} here, no ${API_ENV}): ${TARGET_HELP}`);
+  }
+
+  /** lab.json outlives the lab: a URL of it that does not answer most likely means the lab was stopped. */
+  private labNotAnswering(lab: LabFile): string {
+    const fromEnv = this.env[API_ENV] ? ` (${API_ENV} is set, but ${lab.path} comes first: --api "$${API_ENV}" uses it)` : '';
+    return `the lab is not running? ${lab.path} stays after the lab stops: start it again with \`${startCommand(lab.dataDir)}\`, or name another lab with --api URL or --stack NAME${fromEnv}`;
   }
 
   async bucket(): Promise<BucketTarget> {
-    const { bucket, stack, endpoint } = this.flags;
-    let name: string;
-    let source: string;
-    let region = this.regionFromEnv();
-    let s3Endpoint = endpoint;
-    if (bucket) {
-      name = bucket;
-      source = '--bucket';
-      s3Endpoint ??= stack ? undefined : this.env[S3_ENDPOINT_ENV];
-    } else if (stack) {
-      const out = await this.stackOutput(stack, 'BucketName');
-      name = out.value;
-      region ??= out.region;
-      source = `stack ${stack}`;
-    } else if (this.env[BUCKET_ENV]) {
-      name = this.env[BUCKET_ENV]!;
-      source = BUCKET_ENV;
-      s3Endpoint ??= this.env[S3_ENDPOINT_ENV];
-    } else {
-      throw new CliError(`no bucket to upload to: ${BUCKET_HELP}`);
-    }
-    const target: BucketTarget = { bucket: name, source };
-    if (region) target.region = region;
-    if (s3Endpoint) {
-      try {
-        new URL(s3Endpoint);
-      } catch {
-        throw new CliError(`--endpoint: "${s3Endpoint}" is not a URL (expected e.g. http://127.0.0.1:4569)`);
-      }
-      target.endpoint = s3Endpoint;
+    const named = await this.namedBucket();
+    const target: BucketTarget = { bucket: named.bucket, source: named.source };
+    if (named.region) target.region = named.region;
+    if (named.endpoint) {
+      if (!URL.canParse(named.endpoint.url)) throw new CliError(`${named.endpoint.source}: "${named.endpoint.url}" is not a URL (expected e.g. ${LAB_S3_EXAMPLE})`);
+      target.endpoint = named.endpoint.url;
       target.credentials = this.emulatorCredentials();
     }
+    if (named.by === 'found') this.found.set('bucket', { what: `bucket ${target.bucket}${target.endpoint ? ` at ${target.endpoint}` : ''}`, source: named.source });
     return target;
+  }
+
+  /** The bucket, its S3 endpoint and region: flags first, then the running lab's lab.json, then the environment. */
+  private async namedBucket(): Promise<NamedBucket> {
+    const { bucket, stack, endpoint, region } = this.flags;
+    const flagEndpoint = endpoint ? { url: endpoint, source: '--endpoint' } : undefined;
+    const envEndpoint = flagEndpoint ?? (this.env[S3_ENDPOINT_ENV] ? { url: this.env[S3_ENDPOINT_ENV]!, source: S3_ENDPOINT_ENV } : undefined);
+    // A bucket named with --bucket takes the environment's endpoint, unless a stack says it is in AWS.
+    if (bucket) return { bucket, source: '--bucket', by: 'flag', endpoint: stack ? flagEndpoint : envEndpoint, region: this.regionFromEnv() };
+    if (stack) {
+      const out = await this.stackOutput(stack, 'BucketName');
+      return { bucket: out.value, source: `stack ${stack}`, by: 'stack', endpoint: flagEndpoint, region: this.regionFromEnv() ?? out.region };
+    }
+    const lab = await this.lab();
+    if (lab) return { bucket: lab.bucket, source: lab.path, by: 'found', endpoint: flagEndpoint ?? { url: lab.s3Endpoint, source: lab.path }, region: region ?? lab.region };
+    const fromEnv = this.env[BUCKET_ENV];
+    if (fromEnv) return { bucket: fromEnv, source: BUCKET_ENV, by: 'found', endpoint: envEndpoint, region: this.regionFromEnv() };
+    throw new CliError(`no bucket to upload to (no --bucket or --stack, no ${join(DEFAULT_DATA_DIR, LAB_FILE)} here, no ${BUCKET_ENV}): ${BUCKET_HELP}`);
+  }
+
+  /**
+   * The one line saying what this command found without being told, grouped
+   * by where it came from (`using the lab at URL, bucket B at URL (from
+   * .benchdrop/lab.json)`); undefined when flags named everything.
+   */
+  announcement(): string | undefined {
+    // The lab before its bucket, whichever was looked up first.
+    const found = (['api', 'bucket'] as const).flatMap((kind) => this.found.get(kind) ?? []);
+    if (found.length === 0) return undefined;
+    const sources = [...new Set(found.map((f) => f.source))];
+    const parts = sources.map((source) => `${found.filter((f) => f.source === source).map((f) => f.what).join(', ')} (from ${source})`);
+    return `using ${parts.join(', ')}`;
   }
 
   /** s3rver accepts only S3RVER/S3RVER; explicit AWS keys win (an endpoint that is not s3rver). */

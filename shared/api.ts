@@ -1,7 +1,8 @@
 /**
  * The HTTP API's contract (README, "Comparing"), shared by the API functions, the
  * CLI and the tests: routes, query parameters (zod, so a bad one is a 400 naming
- * what is allowed; unknown ones are refused) and response shapes.
+ * what is allowed; unknown ones are refused; one given empty counts as not
+ * given) and response shapes.
  *
  *   GET  /devices?limit=N&next=C                    { devices: DeviceEntry[], next? }
  *   GET  /runs?device=GLOB&format=F&limit=N&next=C  { runs: RunListing[], next? }
@@ -44,16 +45,30 @@ export { DEFAULT_PAGE, MAX_PAGE, MAX_PAGE_BYTES } from './store/pages.ts';
 /** No control characters and no key separator: see shared/labels.ts. */
 const noForbidden = { message: `no control characters and no "${KEY_SEPARATOR}"` };
 
+/**
+ * A parameter given empty (`?status=`, `?device=&format=`, as a form or a URL
+ * copied from the README sends it) is read as not given at all: an empty filter
+ * filters nothing, an empty limit is the default one.
+ */
+type EmptyIsAbsent<T extends z.core.$ZodType> = z.ZodMiniPipe<z.ZodMiniTransform<unknown, unknown>, T>;
+const emptyIsAbsent = <T extends z.core.$ZodType>(schema: T): EmptyIsAbsent<T> => z.pipe(z.transform((value: unknown) => (value === '' ? undefined : value)), schema);
+
+/** A query's parameters, each read by emptyIsAbsent first; unknown ones are refused. */
+function querySchema<Shape extends Record<string, z.core.$ZodType>>(shape: Shape) {
+  const params = Object.fromEntries(Object.entries(shape).map(([name, schema]) => [name, emptyIsAbsent(schema)]));
+  return z.strictObject(params as { [Name in keyof Shape]: EmptyIsAbsent<Shape[Name]> });
+}
+
 const pageLimit = () => z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_PAGE)), DEFAULT_PAGE);
 /** What the listing's answer gave as `next`; the listing checks it (shared/store/cursors.ts). */
 const pageCursor = () => z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_CURSOR_LENGTH)));
 
-export const DevicesQuery = z.strictObject({
+export const DevicesQuery = querySchema({
   limit: pageLimit(),
   next: pageCursor(),
 });
 
-export const RunsQuery = z.strictObject({
+export const RunsQuery = querySchema({
   /** A label or pattern (shared/selectors.ts parsePattern checks it); escaped, every character may take two. */
   device: z.optional(z.string().check(z.minLength(1), z.maxLength(2 * MAX_PATTERN_LENGTH))),
   format: z.optional(z.enum(FORMATS)),
@@ -61,13 +76,13 @@ export const RunsQuery = z.strictObject({
   next: pageCursor(),
 });
 
-export const CompareQuery = z.strictObject({
+export const CompareQuery = querySchema({
   a: z.string().check(z.minLength(1), z.maxLength(MAX_SELECTOR_LENGTH)),
   b: z.string().check(z.minLength(1), z.maxLength(MAX_SELECTOR_LENGTH)),
   metric: z._default(z.string(), 'all').check(z.refine(isMetricSpec, { message: `expected ${METRIC_SPEC_HELP}` })),
 });
 
-export const UploadsQuery = z.strictObject({
+export const UploadsQuery = querySchema({
   status: z.optional(z.enum(UPLOAD_STATUSES)),
   limit: pageLimit(),
   next: pageCursor(),

@@ -41,7 +41,7 @@ export function compareCommand(a: string, b: string, options: CompareCommandOpti
   return guarded(io, async () => {
     const metric = options.metric ?? 'all';
     if (!isMetricSpec(metric)) throw new CliError(`--metric ${metric}: expected ${METRIC_SPEC_HELP}`);
-    const api = await apiClientFor(options, deps);
+    const api = await apiClientFor(options, deps, io);
     const comparison = await api.get<Comparison>('/compare', { a, b, metric });
     io.out(options.json ? JSON.stringify(comparison, null, 2) : renderComparison(comparison));
     if (options.html !== undefined) {

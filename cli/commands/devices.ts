@@ -14,7 +14,7 @@ export interface DevicesOptions extends TargetFlags {
 
 export function devicesCommand(options: DevicesOptions, io: Output, deps: CliDeps = {}): Promise<number> {
   return guarded(io, async () => {
-    const api = await apiClientFor(options, deps);
+    const api = await apiClientFor(options, deps, io);
     // The labels are what selectors are written from: all of them, however many pages they take.
     const { items: devices } = await api.list<DeviceEntry>('/devices', 'devices');
     if (options.json) {

@@ -23,7 +23,7 @@ export function runsCommand(options: RunsOptions, io: Output, deps: CliDeps = {}
   return guarded(io, async () => {
     const limit = options.limit === undefined ? DEFAULT_PAGE : Number(options.limit);
     if (!(Number.isSafeInteger(limit) && limit >= 1)) throw new CliError(`--limit ${options.limit}: expected a whole number of runs, 1 or more`);
-    const api = await apiClientFor(options, deps);
+    const api = await apiClientFor(options, deps, io);
     const filters: Query = { device: options.device, format: options.format };
     const { items: runs, next } = await api.list<RunListing>('/runs', 'runs', filters, limit);
     if (options.json) {

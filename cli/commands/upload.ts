@@ -28,7 +28,7 @@ import { MAX_PAGE, type UploadListing } from '../../shared/api.ts';
 import { createS3Client } from '../../shared/aws.ts';
 import { cleanLabel, parseTags } from '../../shared/labels.ts';
 import { ApiClient } from '../api-client.ts';
-import { guarded, plural, type CliDeps } from '../context.ts';
+import { announceTarget, guarded, plural, type CliDeps } from '../context.ts';
 import { CliError, type Output } from '../io.ts';
 import { Target, type BucketTarget, type TargetFlags } from '../target.ts';
 
@@ -99,6 +99,7 @@ export function uploadCommand(files: readonly string[], options: UploadOptions, 
     const bucket = await target.bucket();
     // Find the API before uploading, so a missing one fails first.
     const api = options.wait ? new ApiClient(await target.api(), deps) : undefined;
+    announceTarget(target, io);
 
     const metadata: Record<string, string> = {};
     if (device !== undefined) metadata['device'] = device;

@@ -3,7 +3,8 @@
  * the shapes of shared/api.ts; the canned comparisons are the engine's own output
  * on the IRIX fixtures, so the table is checked against real numbers.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { compareObservations, diskperfObservation, formatRatio, type Comparison,
 import type { DiskperfRun } from '../../shared/model.ts';
 import { parseText } from '../../shared/parsers/index.ts';
 import { runCli } from '../../cli/program.ts';
+import { DEFAULT_HOST, DEFAULT_PORTS } from '../../infra/local/options.ts';
 import { captureOutput, closedPort, startFakeApi, type FakeApi } from './fake-api.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
@@ -47,6 +49,8 @@ const RUNS: RunListing[] = [
 ];
 
 let api: FakeApi;
+/** The commands' working directory: an empty folder, so no lab.json of a lab running in the repository is found. */
+let cwd: string;
 let redux: Comparison;
 let runs4: Comparison;
 let hdd: Comparison;
@@ -58,6 +62,7 @@ let disksRead: Comparison;
 const series = (label: string, run: number, native: string, values: Observation['values']): Observation => ({ runId: `${label}-${run}`, device: `${label}/${native}`, label, native, format: 'iostat', values, samples: 10 });
 
 beforeAll(async () => {
+  cwd = mkdtempSync(join(tmpdir(), 'benchdrop-cli-'));
   const labels = { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync' };
   redux = compareObservations([await diskperf(REDUX)], [await diskperf(SYNC)], { labels, selectors: { a: 'device=scsi2sd_redux', b: 'device=scsi2sd_10M_Sync' } });
   // 4 runs a side: the same logs a few percent apart, as repeated runs of one disk are.
@@ -90,11 +95,14 @@ beforeAll(async () => {
   });
 });
 
-afterAll(() => api?.close());
+afterAll(async () => {
+  await api?.close();
+  if (cwd) rmSync(cwd, { recursive: true, force: true });
+});
 
 async function run(...args: string[]) {
   const output = captureOutput();
-  const code = await runCli(args, output.io, { env: {} });
+  const code = await runCli(args, output.io, { env: {}, cwd });
   return { code, out: output.out, err: output.err };
 }
 
@@ -277,25 +285,38 @@ describe('devices and runs', () => {
     expect(err).toBe('error: device: "[" is not a valid glob');
   });
 
-  it('BENCHDROP_API is the target when no flag names one', async () => {
+  it('BENCHDROP_API is the target when no flag names one and no lab.json is here, and the CLI says so on stderr', async () => {
     const output = captureOutput();
-    expect(await runCli(['devices'], output.io, { env: { BENCHDROP_API: api.url } })).toBe(0);
+    expect(await runCli(['devices'], output.io, { env: { BENCHDROP_API: `${api.url}/` }, cwd })).toBe(0);
     expect(output.out).toContain('scsi2sd_redux');
+    expect(output.err).toBe(`using the lab at ${api.url} (from BENCHDROP_API)`);
+  });
+
+  it('a lab named by a flag is not announced: stderr stays empty', async () => {
+    const output = captureOutput();
+    expect(await runCli(['devices', '--api', api.url], output.io, { env: { BENCHDROP_API: 'http://127.0.0.1:1' }, cwd })).toBe(0);
+    expect(output.err).toBe('');
   });
 });
 
 describe('when the lab cannot be reached', () => {
+  /** Every way of naming a lab, as the messages end; the examples are the local lab's default ports. */
+  const NAME_THE_LAB = 'name the lab with --api URL (e.g. http://127.0.0.1:4580) or --stack NAME (e.g. Benchdrop-mylab), run `npm start` in this folder (or give --data DIR, the data folder of a running lab), or set BENCHDROP_API';
+
   it('says which URL could not be reached and how to set the target', async () => {
     const port = await closedPort();
     const { code, err } = await run('devices', '--api', `http://127.0.0.1:${port}`);
     expect(code).toBe(1);
-    expect(err).toMatch(new RegExp(`^error: could not reach the benchdrop API at http://127\\.0\\.0\\.1:${port} \\(from --api\\): ECONNREFUSED; is the lab running\\? Otherwise set the lab with --api URL \\(or BENCHDROP_API\\), or --stack NAME`));
+    expect(err).toBe(`error: could not reach the benchdrop API at http://127.0.0.1:${port} (from --api): ECONNREFUSED; is the lab running? Otherwise ${NAME_THE_LAB}`);
   });
 
-  it('says how to name a lab when none is named', async () => {
-    const { code, err } = await run('runs');
-    expect(code).toBe(1);
-    expect(err).toBe('error: no lab API to talk to: set the lab with --api URL (or BENCHDROP_API), or --stack NAME (e.g. Benchdrop-mylab)');
+  it('says every way of naming a lab when none is named: --api, --stack, a running npm start here or --data, BENCHDROP_API', async () => {
+    for (const command of [['runs'], ['devices'], ['compare', 'a', 'b'], ['upload', join(FIXTURES, REDUX), '--bucket', 'b', '--wait']]) {
+      const { code, out, err } = await run(...command);
+      expect(code, command[0]).toBe(1);
+      expect(out).toBe('');
+      expect(err).toBe(`error: no lab API to talk to (no --api or --stack, no .benchdrop/lab.json here, no BENCHDROP_API): ${NAME_THE_LAB}`);
+    }
   });
 
   it('a URL that is not a benchdrop API is named', async () => {
@@ -307,5 +328,23 @@ describe('when the lab cannot be reached', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('help', () => {
+  it('its examples are the local lab\'s own defaults (infra/local/options.ts), and it says how a lab is found', async () => {
+    const api = `http://${DEFAULT_HOST}:${DEFAULT_PORTS.api}`;
+    const s3 = `http://${DEFAULT_HOST}:${DEFAULT_PORTS.s3}`;
+    expect(api).toBe('http://127.0.0.1:4580');
+    for (const command of ['compare', 'runs', 'devices', 'upload']) {
+      const { code, out } = await run(command, '--help');
+      expect(code, command).toBe(0);
+      const flat = out.replace(/\s+/g, ' ');
+      expect(flat, command).toContain(`--api <url> the lab API, e.g. ${api} (default: the running lab's, from --data's lab.json, else $BENCHDROP_API)`);
+      expect(flat, command).toContain('--data <dir> a local lab\'s data folder: its lab.json, written by npm start, names the API and bucket (default: .benchdrop)');
+      expect(out, command).not.toContain('8787');
+    }
+    expect((await run('upload', '--help')).out.replace(/\s+/g, ' ')).toContain(`--endpoint <url> S3 endpoint of a local lab, e.g. ${s3} (default: from --data's lab.json, else $BENCHDROP_S3_ENDPOINT)`);
+    expect((await run('--help')).out).toContain('else the lab `npm start` runs\nin this folder (its .benchdrop/lab.json, or --data DIR\'s), else $BENCHDROP_API.');
   });
 });

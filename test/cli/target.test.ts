@@ -4,6 +4,8 @@
  * independent computation of the signature from the request as sent.
  */
 import { createHash, createHmac } from 'node:crypto';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../cli/api-client.ts';
 import { runCli } from '../../cli/program.ts';
@@ -108,8 +110,11 @@ describe('--stack', () => {
 });
 
 describe('the bucket', () => {
+  // The test file's own folder holds no .benchdrop: only the environment given counts.
+  const cwd = dirname(fileURLToPath(import.meta.url));
+
   it('with an endpoint: s3rver\'s credentials, unless AWS keys are set', async () => {
-    const local = await new Target({}, { env: { BENCHDROP_BUCKET: 'drop', BENCHDROP_S3_ENDPOINT: 'http://127.0.0.1:4569' } }).bucket();
+    const local = await new Target({}, { env: { BENCHDROP_BUCKET: 'drop', BENCHDROP_S3_ENDPOINT: 'http://127.0.0.1:4569' }, cwd }).bucket();
     expect(local).toEqual({ bucket: 'drop', endpoint: 'http://127.0.0.1:4569', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, source: 'BENCHDROP_BUCKET' });
     const keyed = await new Target({ bucket: 'drop', endpoint: 'http://minio:9000' }, { env: { AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret' } }).bucket();
     expect(keyed.credentials).toEqual({ accessKeyId: 'id', secretAccessKey: 'secret' });

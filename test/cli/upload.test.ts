@@ -46,7 +46,8 @@ async function run(args: string[], options: { api?: string; progress?: PassThrou
   const output = captureOutput();
   const io = { ...output.io, ...(options.progress ? { progress: options.progress } : {}) };
   const env = options.env ?? { BENCHDROP_BUCKET: lab.bucket, BENCHDROP_S3_ENDPOINT: lab.s3Endpoint, ...(options.api ? { BENCHDROP_API: options.api } : {}) };
-  const code = await runCli(['upload', ...args], io, { env, pollIntervalMs: 50, ...(options.s3 ? { s3: options.s3 } : {}) });
+  // The scratch folder as the working directory: it has no .benchdrop/lab.json, so only what a test names is used.
+  const code = await runCli(['upload', ...args], io, { env, cwd: dir, pollIntervalMs: 50, ...(options.s3 ? { s3: options.s3 } : {}) });
   return { code, out: output.out, err: output.err };
 }
 
@@ -59,7 +60,7 @@ describe('upload to the bucket', () => {
     progress.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
     const { code, out, err } = await run([path, '--device', 'scsi2sd_redux', '--tag', 'interface=SCSI', '--tag', 'medium=sd;rpm=0'], { progress });
     expect(drawn).toBe('');
-    expect(err).toBe('');
+    expect(err).toBe(`using bucket cli-drop at ${lab.s3Endpoint} (from BENCHDROP_BUCKET)`);
     expect(code).toBe(0);
     expect(out).toBe(`uploaded ${path} -> s3://cli-drop/scsi2sd_redux/redux run 1.diskperf.txt (${DISKPERF.length} B)`);
     const head = await lab.s3.send(new HeadObjectCommand({ Bucket: lab.bucket, Key: 'scsi2sd_redux/redux run 1.diskperf.txt' }));
@@ -130,7 +131,7 @@ describe('upload to the bucket', () => {
   it('says how to name a bucket when none is named', async () => {
     const { code, err } = await run([file('x/y.txt')], { env: {} });
     expect(code).toBe(1);
-    expect(err).toMatch(/^error: no bucket to upload to: set the bucket with --bucket NAME/);
+    expect(err).toBe('error: no bucket to upload to (no --bucket or --stack, no .benchdrop/lab.json here, no BENCHDROP_BUCKET): name the bucket with --bucket NAME [--endpoint URL] or --stack NAME, run `npm start` in this folder (or give --data DIR), or set BENCHDROP_BUCKET [and BENCHDROP_S3_ENDPOINT]');
   });
 });
 

@@ -8,6 +8,8 @@
 import '../support/quiet.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -28,6 +30,7 @@ import { MAX_LABELS, MAX_OBSERVATIONS, resolveSelector } from '../../shared/stor
 import { deviceItem, uploadRecord } from '../../shared/store/records.ts';
 import { exactPattern, MAX_PATTERN_LENGTH, parseSelector } from '../../shared/selectors.ts';
 import { createTableInput, INDEXES } from '../../shared/table.ts';
+import { startHttpServer, type ApiHandler } from '../../infra/local/http.ts';
 import { startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
 import { fixture, FIXTURES_DIR } from '../support/fixtures.ts';
 import { lambdaContext } from '../support/lambda.ts';
@@ -531,6 +534,84 @@ describe('bad requests', () => {
     } finally {
       setApiDeps(deps);
     }
+  });
+});
+
+// ---------------------------------------------------------------- empty parameters
+
+describe('a parameter given empty counts as not given (over HTTP, URLs as typed)', () => {
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    // The local lab's API Gateway in front of the deployed handler: the query string is parsed as API Gateway does.
+    server = await startHttpServer({ host: '127.0.0.1', port: 0, handler: apiHandler as ApiHandler, context: () => lambdaContext('benchdrop-api'), routeKeys: Object.values(ROUTES) });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => {
+      server?.close(() => resolve());
+      server?.closeAllConnections();
+    });
+  });
+
+  /** GET of a path and query exactly as written, e.g. `/uploads?status=`. */
+  async function fetchAs<T>(pathAndQuery: string): Promise<{ status: number; body: T }> {
+    const response = await fetch(`${base}${pathAndQuery}`);
+    return { status: response.status, body: (await response.json()) as T };
+  }
+
+  it('GET /uploads?status= lists every status, as GET /uploads does', async () => {
+    const empty = await fetchAs<{ uploads: UploadListing[] }>('/uploads?status=');
+    const absent = await fetchAs<{ uploads: UploadListing[] }>('/uploads');
+    expect(empty.status).toBe(200);
+    expect(absent.status).toBe(200);
+    expect(new Set(empty.body.uploads.map((u) => u.status))).toEqual(new Set(['ready', 'failed']));
+    expect(empty.body).toEqual(absent.body);
+  });
+
+  it('GET /runs?device=&format= lists every run, as GET /runs does, and their cursors are one listing', async () => {
+    const empty = await fetchAs<{ runs: RunListing[]; next?: string }>('/runs?device=&format=&limit=2');
+    const absent = await fetchAs<{ runs: RunListing[]; next?: string }>('/runs?limit=2');
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual(absent.body);
+    expect(empty.body.runs).toHaveLength(2);
+    // The filters are the same, so the cursor of one goes on in the other.
+    const next = encodeURIComponent(empty.body.next!);
+    const onAbsent = await fetchAs<{ runs: RunListing[] }>(`/runs?limit=2&next=${next}`);
+    const onEmpty = await fetchAs<{ runs: RunListing[] }>(`/runs?device=&format=&limit=2&next=${next}`);
+    expect(onAbsent.status).toBe(200);
+    expect(onEmpty.body).toEqual(onAbsent.body);
+    expect(onEmpty.body.runs.map((r) => r.runId)).not.toContain(empty.body.runs[0]!.runId);
+  });
+
+  it('an empty limit or next is the default: the first page of 100', async () => {
+    const empty = await fetchAs<{ devices: DeviceEntry[] }>('/devices?limit=&next=');
+    const absent = await fetchAs<{ devices: DeviceEntry[] }>('/devices');
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual(absent.body);
+    expect(empty.body.devices.map((d) => d.label)).toContain('scsi2sd_redux');
+  });
+
+  it('GET /compare?metric= compares on all, as with no metric', async () => {
+    const empty = await fetchAs<Comparison>('/compare?a=scsi2sd_redux&b=scsi2sd_10M_Sync&metric=');
+    const all = await fetchAs<Comparison>('/compare?a=scsi2sd_redux&b=scsi2sd_10M_Sync');
+    expect(empty.status).toBe(200);
+    expect(empty.body.metric).toBe('all');
+    expect(empty.body).toEqual(all.body);
+  });
+
+  it('a required parameter given empty is still missing, and a bad non-empty value still a 400', async () => {
+    const noA = await fetchAs<ErrorBody>('/compare?a=&b=scsi2sd_10M_Sync');
+    expect(noA.status).toBe(400);
+    expect(noA.body.error.message).toMatch(/^a: expected a selector of at most \d+ characters/);
+    const lost = await fetchAs<ErrorBody>('/uploads?status=lost');
+    expect(lost.status).toBe(400);
+    expect(lost.body.error.message).toBe('status: expected one of processing, ready, failed, deleted (got "lost")');
+    const unknown = await fetchAs<ErrorBody>('/runs?devices=');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toBe('devices: unknown parameter; expected device, format, limit, next');
   });
 });
 
