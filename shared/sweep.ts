@@ -6,12 +6,12 @@
  * delivery that died (crash, timeout, out of memory) and a message that is gone.
  * It is ended `failed`, its partial items removed (shared/ingest/ending.ts).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { STUCK_AFTER_MS } from './config.ts';
-import { nowOf, STOP_BEFORE_MS, type SettleDeps } from './ingest/deps.ts';
+import { invocationDeadline, nowOf, type SettleDeps } from './ingest/deps.ts';
 import { endAbandoned } from './ingest/ending.ts';
 import { statusPk } from './store/keys.ts';
 import type { UploadRecord } from './store/records.ts';
+import { queryPages } from './store/store.ts';
 import { INDEXES } from './table.ts';
 
 export interface SweepOptions {
@@ -31,31 +31,25 @@ export interface Sweep {
 export async function sweepStuckUploads(deps: SettleDeps, options: SweepOptions = {}): Promise<Sweep> {
   const olderThanMs = options.olderThanMs ?? STUCK_AFTER_MS;
   const cutoff = new Date(Date.parse(nowOf(deps)) - olderThanMs).toISOString();
-  // Between records, not within one: a record's removal that is cut off resumes at its next sweep.
-  const outOfTime = () => deps.remainingMs !== undefined && deps.remainingMs() < STOP_BEFORE_MS;
+  // Checked between records, not within one: a record's removal that is cut off resumes at its next sweep.
+  const deadline = invocationDeadline(deps);
   const sweep: Sweep = { overdue: 0, ended: 0, continued: 0 };
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        IndexName: INDEXES.byStatus.name,
-        // gsi2sk starts with updatedAt (keys.statusSk): older records sort first.
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
-        ExpressionAttributeValues: { ':pk': statusPk('processing'), ':cutoff': cutoff },
-        ExclusiveStartKey: start,
-        Limit: 100,
-      }),
-    );
-    for (const record of (page.Items ?? []) as UploadRecord[]) {
+  const overdue = queryPages<UploadRecord>(deps, {
+    IndexName: INDEXES.byStatus.name,
+    // gsi2sk starts with updatedAt (keys.statusSk): older records sort first.
+    KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
+    ExpressionAttributeValues: { ':pk': statusPk('processing'), ':cutoff': cutoff },
+    Limit: 100,
+  });
+  for await (const page of overdue) {
+    for (const record of page) {
       sweep.overdue++;
       const ended = await endAbandoned(deps, record, { status: 'failed', message: stuckMessage(record, olderThanMs), line: 0 });
       if (ended === 'ended') sweep.ended++;
       if (ended === 'continued') sweep.continued++;
-      if (outOfTime()) return sweep;
+      if (deadline.passed()) return sweep;
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   return sweep;
 }
 

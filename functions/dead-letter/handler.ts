@@ -6,16 +6,16 @@
  * fails alone and stays in the dead-letter queue for the next try.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { storeFromEnv } from '../../shared/aws.ts';
-import { ENV, INGEST_LIMITS } from '../../shared/config.ts';
+import { INGEST_LIMITS } from '../../shared/config.ts';
 import { failDeadLetter, type DeadLetterOutcome } from '../../shared/dead-letters.ts';
 import type { SettleDeps } from '../../shared/ingest.ts';
+import { labTelemetry } from '../telemetry.ts';
 
 /**
  * What this function reports, and the stack alarms on (infra/stack.ts): every
@@ -34,16 +34,9 @@ export const DEAD_LETTER_METRICS = {
 /** Bodies longer than this are logged by length only: an S3 notification is a few KB. */
 const LOGGED_BODY_CHARS = 16_384;
 
-const lab = process.env[ENV.lab];
-export const logger = new Logger({ serviceName: DEAD_LETTER_METRICS.service });
-export const metrics = new Metrics({ namespace: DEAD_LETTER_METRICS.namespace, serviceName: DEAD_LETTER_METRICS.service, ...(lab ? { defaultDimensions: { lab } } : {}) });
+export const { logger, metrics } = labTelemetry(DEAD_LETTER_METRICS);
 
 let deps: SettleDeps | undefined;
-
-/** The table and its client, created once per container (or injected by tests). */
-export function deadLetterDeps(env: NodeJS.ProcessEnv = process.env): SettleDeps {
-  return storeFromEnv(env);
-}
 
 export function setDeadLetterDeps(value: SettleDeps | undefined): void {
   deps = value;
@@ -56,7 +49,8 @@ const endedUpload = (outcome: DeadLetterOutcome) => outcome.what === 'upload' &&
 const loggedBody = (message: SQSRecord) => (message.body.length <= LOGGED_BODY_CHARS ? { body: message.body } : { bodyChars: message.body.length });
 
 async function settle(message: SQSRecord): Promise<void> {
-  deps ??= deadLetterDeps();
+  // The table and its client, created once per container (or injected by tests).
+  deps ??= storeFromEnv();
   let outcomes: DeadLetterOutcome[];
   try {
     // The redrive policy moves a message after exactly this many receives of the ingest queue.

@@ -3,15 +3,14 @@
  * table to shared/sweep.ts, which ends every `processing` upload no delivery can
  * still finish, and reports how many it found and ended.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { storeFromEnv } from '../../shared/aws.ts';
-import { ENV } from '../../shared/config.ts';
 import type { SettleDeps } from '../../shared/ingest.ts';
+import { labTelemetry } from '../telemetry.ts';
 import { sweepStuckUploads, type Sweep } from '../../shared/sweep.ts';
 
 /**
@@ -27,23 +26,17 @@ export const SWEEPER_METRICS = {
   overdue: 'UploadsOverdue',
 } as const;
 
-const lab = process.env[ENV.lab];
-export const logger = new Logger({ serviceName: SWEEPER_METRICS.service });
-export const metrics = new Metrics({ namespace: SWEEPER_METRICS.namespace, serviceName: SWEEPER_METRICS.service, ...(lab ? { defaultDimensions: { lab } } : {}) });
+export const { logger, metrics } = labTelemetry(SWEEPER_METRICS);
 
 let deps: SettleDeps | undefined;
-
-/** The table and its client, created once per container (or injected by tests). */
-export function sweeperDeps(env: NodeJS.ProcessEnv = process.env): SettleDeps {
-  return storeFromEnv(env);
-}
 
 export function setSweeperDeps(value: SettleDeps | undefined): void {
   deps = value;
 }
 
 export const handler = middy(async (event: ScheduledEvent, context: Context): Promise<Sweep> => {
-  deps ??= sweeperDeps();
+  // The table and its client, created once per container (or injected by tests).
+  deps ??= storeFromEnv();
   const sweep = await sweepStuckUploads({ ...deps, remainingMs: () => context.getRemainingTimeInMillis() });
   metrics.addMetric(SWEEPER_METRICS.overdue, MetricUnit.Count, sweep.overdue);
   metrics.addMetric(SWEEPER_METRICS.swept, MetricUnit.Count, sweep.ended);

@@ -5,7 +5,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { printable } from '../printable.ts';
-import type { Deadline } from '../store/removal.ts';
+import { NO_DEADLINE, type Deadline } from '../store/removal.ts';
 import type { Store } from '../store/store.ts';
 
 export interface SettleDeps extends Store {
@@ -31,11 +31,15 @@ export const nowOf = (deps: SettleDeps): string => (deps.now ?? (() => new Date(
 /** Time a step keeps in hand when it stops for a continuation: a page of removal takes seconds. */
 export const STOP_BEFORE_MS = 60_000;
 
+/** The invocation's own end, STOP_BEFORE_MS ahead of its timeout (never, without one). */
+export function invocationDeadline(deps: SettleDeps): Deadline {
+  const remaining = deps.remainingMs;
+  return remaining === undefined ? NO_DEADLINE : { passed: () => remaining() < STOP_BEFORE_MS };
+}
+
 /** When to stop and continue in another message: only a step that can send one has a deadline. */
 export function deadlineOf(deps: SettleDeps): Deadline {
-  const remaining = deps.remainingMs;
-  if (deps.requeue === undefined || remaining === undefined) return { passed: () => false };
-  return { passed: () => remaining() < STOP_BEFORE_MS };
+  return deps.requeue === undefined ? NO_DEADLINE : invocationDeadline(deps);
 }
 
 /** Something wrong with the file itself (its bytes, size or metadata): no retry will help. */

@@ -5,7 +5,7 @@
  */
 import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { devicePk, deviceSk, RUN_META_SK } from './keys.ts';
-import type { Store } from './store.ts';
+import { isConditionFailure, type Store } from './store.ts';
 import { deviceItem, packSeriesMeans, type StoredSeries } from './records.ts';
 
 /**
@@ -55,5 +55,5 @@ export async function indexIostatRunsByLabel(store: Store): Promise<number> {
 }
 
 function ignoreConditionFailure(error: unknown): void {
-  if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  if (!isConditionFailure(error)) throw error;
 }

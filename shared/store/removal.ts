@@ -16,7 +16,7 @@ import { INDEXES } from '../table.ts';
 import { BatchWriter } from './batch.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK } from './keys.ts';
 import { changeStamp } from './records.ts';
-import { isConditionFailure, type Store } from './store.ts';
+import { isConditionFailure, mapLimit, queryPages, type Store } from './store.ts';
 
 /** Items of a run read and removed per step of work. */
 const PAGE_ITEMS = 500;
@@ -56,11 +56,11 @@ async function deleteRun(store: Store, runId: string, leaving: ReadonlySet<strin
   const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK }, ProjectionExpression: 'pk, sk, gsi1pk', ConsistentRead: true }));
   if (meta.Item !== undefined) {
     const labels = labelsOf([meta.Item]);
-    await forEachLimited(labels, (label) => forgetLabelIfUnused(store, label, leaving));
+    await mapLimit(labels, LABEL_CONCURRENCY, (label) => forgetLabelIfUnused(store, label, leaving));
     writer.delete({ pk: runPk(runId), sk: RUN_META_SK });
     await writer.flush();
     // The run is gone for readers: answers kept for its labels are stale from now on.
-    await forEachLimited(labels, (label) => stampLabelChange(store, label, changeStamp(at, runId)));
+    await mapLimit(labels, LABEL_CONCURRENCY, (label) => stampLabelChange(store, label, changeStamp(at, runId)));
   }
   // A page at least per call, then only while there is time: every step gets somewhere.
   for (;;) {
@@ -77,8 +77,8 @@ async function deleteRun(store: Store, runId: string, leaving: ReadonlySet<strin
     const items = page.Items ?? [];
     if (items.length === 0) return { removed: writer.written, done: true };
     const labels = labelsOf(items);
-    await forEachLimited(labels, (label) => forgetLabelIfUnused(store, label, leaving));
-    await forEachLimited(labels, (label) => stampLabelChange(store, label, changeStamp(at, runId)));
+    await mapLimit(labels, LABEL_CONCURRENCY, (label) => forgetLabelIfUnused(store, label, leaving));
+    await mapLimit(labels, LABEL_CONCURRENCY, (label) => stampLabelChange(store, label, changeStamp(at, runId)));
     for (const item of items) writer.delete({ pk: item['pk'] as string, sk: item['sk'] as string });
     await writer.flush();
     if (page.LastEvaluatedKey === undefined) return { removed: writer.written, done: true };
@@ -94,14 +94,6 @@ function labelsOf(items: readonly Record<string, unknown>[]): string[] {
     if (indexed?.startsWith(devicePk(''))) labels.add(indexed.slice(devicePk('').length));
   }
   return [...labels];
-}
-
-async function forEachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(LABEL_CONCURRENCY, items.length) }, worker));
 }
 
 /** A new change stamp on a label still listed (DeviceItem.changed); nothing for a label already dropped. */
@@ -128,22 +120,14 @@ async function forgetLabelIfUnused(store: Store, label: string, leaving: Readonl
   if (seen === undefined) return;
   // The entries of the runs being deleted are still there: read past them to any other. A run has at
   // most one entry per label, so the first page of leaving.size + 1 holds another if there is one.
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        IndexName: INDEXES.byDevice.name,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': devicePk(label) },
-        ProjectionExpression: 'runId',
-        Limit: leaving.size + 1,
-        ExclusiveStartKey: start,
-      }),
-    );
-    if ((page.Items ?? []).some((item) => !leaving.has(item['runId'] as string))) return;
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const entries = queryPages<{ runId: string }>(store, {
+    IndexName: INDEXES.byDevice.name,
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': devicePk(label) },
+    ProjectionExpression: 'runId',
+    Limit: leaving.size + 1,
+  });
+  for await (const page of entries) if (page.some((item) => !leaving.has(item.runId))) return;
   try {
     // Unless an upload saw the label again meanwhile.
     await store.db.send(

@@ -4,12 +4,15 @@
  * one request remembered. The readers themselves are read.ts (selectors, runs by
  * id, label stamps) and listings.ts (the paged listings of the API).
  */
-import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DiskperfSetupSource } from '../comparison/observations.ts';
 import type { Format } from '../model.ts';
 import { INDEXES } from '../table.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK, seriesSk } from './keys.ts';
 import type { DiskperfRunItem, IostatRunItem, ObjectRef, RunItem, SeriesItem, TagItem } from './records.ts';
+import { mapLimit, queryPages } from './store.ts';
+
+export { mapLimit };
 
 export interface ReadStore {
   db: DynamoDBDocumentClient;
@@ -94,12 +97,10 @@ export const HEAD_ATTRIBUTES = ['runId', 'format', 'platform', 'label', 'name', 
 /** Every page of a query, or the first `max` items (more pages are read only while needed), from `start` on. */
 export async function queryItems<T>(store: ReadStore, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, max = Infinity, from?: Record<string, unknown>): Promise<T[]> {
   const items: T[] = [];
-  let start = from;
-  do {
-    const page = await store.db.send(new QueryCommand({ ...input, TableName: store.tableName, ...(start ? { ExclusiveStartKey: start } : {}) }));
-    items.push(...((page.Items ?? []) as T[]));
-    start = page.LastEvaluatedKey;
-  } while (start && items.length < max);
+  for await (const page of queryPages<T>(store, input, from)) {
+    items.push(...page);
+    if (items.length >= max) break;
+  }
   return items.length > max ? items.slice(0, max) : items;
 }
 
@@ -136,26 +137,6 @@ export async function batchGetMetas<T extends { runId: string }>(store: ReadStor
 /** The SERIES items of an iostat run, at most `max`. */
 export function seriesItems(store: ReadStore, runId: string, max: number): Promise<SeriesItem[]> {
   return queryItems<SeriesItem>(store, { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': seriesSk('') } }, max);
-}
-
-/** fn over items, `limit` at a time; after a failure no new item is started. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      const i = next++;
-      try {
-        out[i] = await fn(items[i]!);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /**
