@@ -3,7 +3,8 @@
  * in-process against real local peers) and turning failures into `error: ...`.
  */
 import { LabelError } from '../shared/labels.ts';
-import { ApiClient, type ApiClientDeps } from './api-client.ts';
+import { MAX_PAGE } from '../shared/api.ts';
+import { ApiClient, type ApiClientDeps, type Query } from './api-client.ts';
 import { CliError, type Output } from './io.ts';
 import { Target, type TargetDeps, type TargetFlags } from './target.ts';
 
@@ -52,4 +53,51 @@ export function plural(n: number, word: string, many = `${word}s`): string {
 export function shortTime(time: string | undefined): string {
   if (!time) return '-';
   return time.replace(/\.\d+Z$/, 'Z');
+}
+
+/** A log time (shared/store/records.ts samplesTime): `Z` is UTC, no zone is the measuring host's clock. */
+const LOG_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})(Z?)$/;
+
+/**
+ * The samples' time range as a person reads it, its zone said:
+ * `2024-01-15 10:00:01–10:00:11 UTC`, `2019-12-14 13:53:04 local` (the log gave
+ * no zone), the second date only when it differs; `-` for none.
+ */
+export function timeRange(from: string | undefined, to: string | undefined): string {
+  if (from === undefined) return '-';
+  const start = LOG_TIME.exec(from);
+  const end = to === undefined ? start : LOG_TIME.exec(to);
+  // Not a shape the store writes, or the two in different zones: as given.
+  if (!start || !end || start[4] !== end[4]) return to === undefined ? from : `${from} – ${to}`;
+  const seconds = start[3] !== ':00' || end[3] !== ':00';
+  const clock = (m: RegExpExecArray) => m[2]! + (seconds ? m[3]! : '');
+  const zone = start[4] === 'Z' ? 'UTC' : 'local';
+  if (to === undefined || to === from) return `${start[1]} ${clock(start)} ${zone}`;
+  if (end[1] === start[1]) return `${start[1]} ${clock(start)}–${clock(end)} ${zone}`;
+  return `${start[1]} ${clock(start)} – ${end[1]} ${clock(end)} ${zone}`;
+}
+
+/** A listing route as `moreText` pages it: GET `path` answers `{ [field]: [...], next? }`. */
+export interface Listing {
+  path: string;
+  field: string;
+  /** What one item is called: `run`, `row`, `upload`. */
+  noun: string;
+  /** The flags that narrow it, for the hint: `--device or --format`. */
+  narrowedBy: string;
+}
+
+/**
+ * What lies past --limit, counted on one more page (one request, at most
+ * MAX_PAGE items): "37 more" and the --limit that shows them all, or "at least
+ * 1000 more" when the listing goes on past that page too.
+ */
+export async function moreText(api: ApiClient, listing: Listing, filters: Query, shown: number, next: string): Promise<string> {
+  const rest = await api.get<Record<string, unknown[] | string | undefined>>(listing.path, { ...filters, limit: MAX_PAGE, next });
+  const more = (rest[listing.field] as unknown[] | undefined)?.length ?? 0;
+  const head = `${plural(shown, listing.noun)} shown`;
+  const narrow = `${listing.narrowedBy} narrows the list`;
+  if (rest['next'] === undefined) return more === 0 ? plural(shown, listing.noun) : `${head}, ${more} more: --limit ${shown + more} shows them all`;
+  if (more === 0) return `${head}, and the listing goes on: raise --limit, or ${narrow}`;
+  return `${head}, at least ${more} more: --limit ${shown + more} shows ${more} of them, ${narrow}`;
 }

@@ -5,12 +5,10 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { FORMATS } from '../shared/model.ts';
-import { METRIC_SPEC_HELP } from '../shared/compare.ts';
-import { compareCommand } from './commands/compare.ts';
-import { devicesCommand } from './commands/devices.ts';
-import { parseCommand } from './commands/parse.ts';
-import { runsCommand } from './commands/runs.ts';
-import { DEFAULT_TIMEOUT_S, uploadCommand, type UploadDeps } from './commands/upload.ts';
+import { METRIC_SPEC_HELP } from '../shared/metrics.ts';
+import type { UploadDeps } from './commands/upload.ts';
+import { DEFAULT_TIMEOUT_S } from './defaults.ts';
+import { isSource, siblingModule } from '../shared/module-paths.ts';
 import { processOutput, type Output } from './io.ts';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -44,6 +42,7 @@ export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, 
     .argument('<file...>', 'log files (plain or .gz)')
     .option('--json', 'print the canonical records as JSON')
     .action(async (files: string[], options: { json?: boolean }) => {
+      const { parseCommand } = await import('./commands/parse.ts');
       setExitCode(await parseCommand(files, options, io));
     });
 
@@ -59,10 +58,12 @@ export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, 
       .option('--bucket <name>', `the drop bucket (default: the stack's, the running lab's from --data's ${LAB_FILE}, else $${BUCKET_ENV})`)
       .option('--endpoint <url>', `S3 endpoint of a local lab, e.g. ${LAB_S3_EXAMPLE} (default: from --data's ${LAB_FILE}, else $${S3_ENDPOINT_ENV})`),
   ).action(async (files: string[], options) => {
+    const { uploadCommand } = await import('./commands/upload.ts');
     setExitCode(await uploadCommand(files, options, io, deps));
   });
 
   apiOptions(program.command('devices').description('list the device labels the lab knows').option('--json', 'print the API\'s JSON')).action(async (options) => {
+    const { devicesCommand } = await import('./commands/devices.ts');
     setExitCode(await devicesCommand(options, io, deps));
   });
 
@@ -75,7 +76,21 @@ export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, 
       .option('--limit <n>', 'at most this many runs (default 100; the CLI pages through the API for more)')
       .option('--json', 'print the API\'s JSON'),
   ).action(async (options) => {
+    const { runsCommand } = await import('./commands/runs.ts');
     setExitCode(await runsCommand(options, io, deps));
+  });
+
+  apiOptions(
+    program
+      .command('uploads')
+      .description("what became of each uploaded key (ready with its runs, failed and why, deleted); --history lists every version")
+      .option('--status <status>', 'only uploads in this state: processing, ready, failed, replaced or deleted')
+      .option('--history', 'every version of every key, replaced ones too, instead of each key\'s current state')
+      .option('--limit <n>', 'at most this many uploads (default 100; the CLI pages through the API for more)')
+      .option('--json', 'print the API\'s JSON'),
+  ).action(async (options) => {
+    const { uploadsCommand } = await import('./commands/uploads.ts');
+    setExitCode(await uploadsCommand(options, io, deps));
   });
 
   apiOptions(
@@ -86,8 +101,10 @@ export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, 
       .argument('<b>', 'selector for B, same grammar')
       .option('--metric <metric>', `${METRIC_SPEC_HELP} (default all)`)
       .option('--json', 'print the API\'s Comparison JSON unchanged')
-      .option('--html <file>', 'also write the report page for this comparison as one self-contained HTML file'),
+      .option('--html [file]', 'also write the report page of this comparison as one self-contained HTML file (without a file: to --out, else a new file in the temp folder), and say where')
+      .option('--out <file>', 'where --html writes (implies --html)'),
   ).action(async (a: string, b: string, options) => {
+    const { compareCommand } = await import('./commands/compare.ts');
     setExitCode(await compareCommand(a, b, options, io, deps));
   });
 
@@ -108,8 +125,9 @@ export function buildProgram(io: Output = processOutput, deps: UploadDeps = {}, 
  * legacy OpenSSL provider, a flag a running process cannot take on.
  */
 function runLabProcess(args: readonly string[]): Promise<number> {
-  const main = fileURLToPath(new URL('../infra/local/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '--import', 'tsx', main, ...args], { stdio: 'inherit', cwd: process.cwd() });
+  const main = fileURLToPath(siblingModule(import.meta.url, '../infra/local/main'));
+  const loader = isSource(import.meta.url) ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', ...loader, main, ...args], { stdio: 'inherit', cwd: process.cwd() });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);

@@ -10,6 +10,12 @@ export function formatNumber(value: number | undefined, digits = 2): string {
   return value.toFixed(abs >= 10000 ? 1 : digits);
 }
 
+/** Text cut to `width` characters, an ellipsis marking the cut, so one long cell does not widen a whole table. */
+export function clip(text: string, width: number): string {
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, width - 1).join('')}…`;
+}
+
 export type Align = 'left' | 'right';
 
 /**

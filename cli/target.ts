@@ -18,7 +18,6 @@
  * requests.
  */
 import { join } from 'node:path';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DEFAULT_HOST, DEFAULT_PORTS } from '../infra/local/options.ts';
 import { ENV } from '../shared/config.ts';
 import { CliError } from './io.ts';
@@ -120,6 +119,8 @@ const EXECUTE_API_HOST = /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
 const DEFAULT_REGION = 'us-east-1';
 
 async function describeStackWithSdk(name: string, region: string | undefined): Promise<StackOutputs> {
+  // Loaded here, not at the top: only --stack needs the CloudFormation client.
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
   const client = new CloudFormationClient(region ? { region } : {});
   try {
     const response = await client.send(new DescribeStacksCommand({ StackName: name }));

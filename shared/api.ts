@@ -6,9 +6,9 @@
  *
  *   GET  /devices?limit=N&next=C                    { devices: DeviceEntry[], next? }
  *   GET  /runs?device=GLOB&format=F&limit=N&next=C  { runs: RunListing[], next? }
- *   GET  /runs/{id}                                 { run: RunRecord, series: SeriesItem[] }
+ *   GET  /runs/{id}                                 { run: RunInfo, series: SeriesInfo[] }
  *   GET  /compare?a=SEL&b=SEL&metric=M              Comparison (shared/compare.ts)
- *   GET  /uploads?status=S&limit=N&next=C           { uploads: UploadListing[], next? }
+ *   GET  /uploads?status=S&history=B&limit=N&next=C { uploads: UploadListing[], next? }
  *   POST /uploads {key, size, device?, tags?}       PresignedUpload
  *   errors: { error: { code, message } } with 400, 403, 404; a 500 says only
  *   "internal error" and a request id (never a stack trace or an internal name)
@@ -18,18 +18,33 @@
  * same request with `next` added gives the following page. Follow `next` until
  * it is absent; GET /runs over many labels may answer a short (even empty) page
  * with a `next`, as it reads a bounded number of labels per request.
+ *
+ * GET /uploads lists each key's current state: the record of its current
+ * version (`deleted` for a deleted key), and beside it a newer version still
+ * `processing` or `failed` (the current one's runs still stand). With
+ * `history=true` it lists every version's record, `replaced` ones (naming
+ * `replacedBy`) and a deleted key's older versions too. Both newest update
+ * first; `status` filters either.
+ *
+ * GET /runs lists each run once (RunListing): an iostat run under its upload's
+ * label, unless the device pattern names disk labels only (`x4100/*`,
+ * `x4100/sda`): then once per disk it matches, under the disk's label.
+ * GET /runs/{id} answers RunInfo and SeriesInfo exactly: they are built field
+ * by field from the stored items (shared/store/read.ts), so no key, index
+ * attribute or packed column of the store ever reaches a client.
  */
 // zod's mini build, a seventh of the classic one's size: these schemas go into
 // the API function's bundle, which Node compiles at every cold start.
 import * as z from 'zod/mini';
-import { isMetricSpec, METRIC_SPEC_HELP } from './compare.ts';
+import { isMetricSpec, METRIC_SPEC_HELP } from './metrics.ts';
 import { FORBIDDEN_IN_LABELS, MAX_LABEL_LENGTH } from './labels.ts';
-import { FORMATS } from './model.ts';
+import type { DiskperfMetric, IostatMetric } from './metrics.ts';
+import { FORMATS, type DiskperfMeta, type Format, type IostatColumn, type IostatMeta, type MetricSummary, type ParseWarning, type Platform } from './model.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from './selectors.ts';
 import { MAX_CURSOR_LENGTH } from './store/cursors.ts';
 import { DEFAULT_PAGE, MAX_PAGE } from './store/pages.ts';
 import { KEY_SEPARATOR } from './store/keys.ts';
-import { UPLOAD_STATUSES, type RunRecord, type SeriesItem, type UploadStatus } from './store/records.ts';
+import { UPLOAD_STATUSES, type DiskperfRows, type UploadStatus } from './store/records.ts';
 
 export const ROUTES = {
   devices: 'GET /devices',
@@ -84,6 +99,8 @@ export const CompareQuery = querySchema({
 
 export const UploadsQuery = querySchema({
   status: z.optional(z.enum(UPLOAD_STATUSES)),
+  /** `true`: every version's record; `false` (the default): each key's current state. */
+  history: z.optional(z.enum(['true', 'false'])),
   limit: pageLimit(),
   next: pageCursor(),
 });
@@ -120,16 +137,45 @@ export interface DeviceEntry {
   lastSeen: string;
 }
 
-export interface RunListing {
+/** The S3 object version a run was read from. */
+export interface RunSource {
+  bucket: string;
+  key: string;
+  version: string;
+}
+
+/** What a run says of itself, listed or read whole. */
+interface RunFacts {
   runId: string;
-  device: string;
-  format: string;
+  format: Format;
+  /** diskperf: the test name (-n); iostat: the host its banner names, or empty. */
   name: string;
+  /** The machine, from the log's header (IRIX machine line, Linux banner, JSON nodename). */
   host?: string;
+  /** The listing's order (newest first): the first sample's time, a diskperf run's start, else when it was ingested. */
   time: string;
+  /**
+   * The samples' own time range, ISO 8601: in UTC (`Z`) when the log gave a
+   * zone or offset, else as printed with no zone. A diskperf run has `from`
+   * alone (its start); neither when the log prints no times.
+   */
+  from?: string;
+  to?: string;
+  /** From the upload's `tags` metadata. */
   tags: Record<string, string>;
+  /** The lines typed before the run (`tunefs -a 32 /opt`). */
   context: string[];
-  source: { bucket: string; key: string; version: string };
+  source: RunSource;
+}
+
+/** One entry of GET /runs: a run, under the label it is listed by (RunsListing, shared/store/listings.ts). */
+export interface RunListing extends RunFacts {
+  /** The label listed: a diskperf run's, an iostat upload's, or (a listing of disk labels) one disk's. */
+  device: string;
+  /** iostat: the reports (intervals) of every disk. */
+  reports?: number;
+  /** An iostat run listed whole, under its upload's label: how many disks it has (absent on one disk's entry). */
+  disks?: number;
 }
 
 /** One page of a listing: `next` (absent on the last page) asks for the following one. */
@@ -148,9 +194,54 @@ export interface UploadsPage {
   next?: string;
 }
 
+/** A run as GET /runs/{id} gives it: RunListing's facts and what the log said of it, none of the store's keys. */
+interface RunInfoBase extends RunFacts {
+  /** The device label of the run (diskperf) or of its upload (iostat; its disks are `<label>/<native>`). */
+  label: string;
+  /** Its place among the runs of its file, from 0. */
+  index: number;
+  platform: Platform;
+  /** The layout read: `irix-diskperf`, `solaris-xn`, `linux-sysstat-x-12.1.2` ... */
+  dialect: string;
+  startLine: number;
+  endLine: number;
+  warnings: ParseWarning[];
+  ingestedAt: string;
+}
+
+export interface DiskperfRunInfo extends RunInfoBase {
+  format: 'diskperf';
+  meta: DiskperfMeta;
+  columns: DiskperfMetric[];
+  /** The result table, a row per request size. */
+  rows: DiskperfRows;
+}
+
+export interface IostatRunInfo extends RunInfoBase {
+  format: 'iostat';
+  meta: IostatMeta;
+  columns: IostatColumn[];
+  reports: number;
+  /** How many disks (series) the run has; `series` holds the first MAX_SERIES_IN_DETAIL (shared/store/read.ts). */
+  seriesCount: number;
+}
+
+export type RunInfo = DiskperfRunInfo | IostatRunInfo;
+
+/** One disk of an iostat run and its summaries. */
+export interface SeriesInfo {
+  /** Its label, `<label>/<native>`. */
+  device: string;
+  native: string;
+  /** The mount point Solaris `-m` prints, when the run's META holds its series. */
+  mount?: string;
+  sampleCount: number;
+  summary: Partial<Record<IostatMetric, MetricSummary>>;
+}
+
 export interface RunDetail {
-  run: RunRecord;
-  series: SeriesItem[];
+  run: RunInfo;
+  series: SeriesInfo[];
 }
 
 export interface UploadListing {
@@ -160,8 +251,14 @@ export interface UploadListing {
   status: UploadStatus;
   runCount: number;
   runIds: string[];
+  /** Short: the line (when about one), what is wrong or became of it, what to do; never the key. */
   message?: string;
+  /** The line the message is about; absent or 0 when it is not about one. */
   line?: number;
+  /** The whole text behind `message`, when there is more of it. */
+  details?: string;
+  /** `replaced`: the version that replaced this one. */
+  replacedBy?: string;
   device?: string;
   format?: string;
   updatedAt: string;

@@ -10,7 +10,8 @@
  * - a continuation: the version it was ending is left to the sweeper.
  */
 import { decodeKey, objectRefOf, parseContinuation, type S3ObjectEvent } from './ingest.ts';
-import { nowOf, type SettleDeps } from './ingest/deps.ts';
+import type { Ending } from './ingest/continuation.ts';
+import { briefMessage, nowOf, type SettleDeps } from './ingest/deps.ts';
 import { endAbandoned, endVersion } from './ingest/ending.ts';
 import type { UploadRecord } from './store/records.ts';
 import { claimUpload, getUpload } from './store/uploads.ts';
@@ -48,16 +49,19 @@ async function failUpload(record: S3ObjectEvent, deps: SettleDeps, receives: num
   const seen = await getUpload(deps, object.bucket, object.key, object.version);
   const where = { what: 'upload' as const, bucket: object.bucket, key: object.key, version: object.version };
   if (seen !== undefined && seen.status !== 'processing') return { ...where, ended: 'already-final' };
-  const ending = { status: 'failed' as const, message: gaveUpMessage(object.key, receives, seen), line: 0 };
+  const ending = gaveUpEnding(receives, seen);
   if (seen !== undefined) return { ...where, ended: (await endAbandoned(deps, seen, ending)) ?? 'busy' };
   // Never claimed (every delivery failed before it could): a record of its own says why.
   const claim = await claimUpload(deps, object, nowOf(deps));
   return { ...where, ended: claim === undefined ? 'busy' : await endVersion(deps, claim, ending) };
 }
 
-function gaveUpMessage(key: string, receives: number, record: UploadRecord | undefined): string {
+/** A short message saying what to do; the last error, which may be long, goes in `details`. */
+function gaveUpEnding(receives: number, record: UploadRecord | undefined): Ending {
+  const problem = `ingest failed ${receives} time(s) and gave up`;
+  const todo = 'its partial runs were removed: upload the file again';
   const last = record?.lastError ? `; the last error was: ${record.lastError}` : '';
-  return `${key}: ingest failed ${receives} time(s) and gave up${last}; its partial runs were removed: upload the file again`;
+  return { status: 'failed', message: briefMessage(problem, todo), line: 0, fields: { details: `${problem}${last}; ${todo}` } };
 }
 
 /** The S3 records of a notification body, those with the fields ingestion reads. */

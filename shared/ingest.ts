@@ -5,14 +5,19 @@
  * - A created object version is claimed (`processing`), streamed (gunzipped when
  *   gzip), parsed, and its items written as they come (shared/ingest/stream-runs.ts).
  *   It then becomes the key's current version; the runs of the version it
- *   replaces are removed. The record ends `ready` with its run ids.
+ *   replaces are removed, and the key's older records become `replaced`
+ *   (naming it). The record ends `ready` with its run ids. A version a newer
+ *   one overtook while it was read ends `replaced` (or `deleted`) instead.
  * - Anything wrong with the file itself (cannot be parsed, too large, too many
  *   series, bad tags) is permanent, and so is a bug met while parsing: the items
- *   the version wrote are removed, the record ends `failed` with a message and
- *   line, and the function returns normally so the message is not retried.
- *   Anything else (throttling, timeouts) throws, and the queue retries the record.
+ *   the version wrote are removed, the record ends `failed` with a short message
+ *   (the line, what is wrong, what to do; the whole text in `details`), and the
+ *   function returns normally so the message is not retried. An object deleted
+ *   before it was read ends `deleted`. Anything else (throttling, timeouts)
+ *   throws, and the queue retries the record.
  * - A removed object (or a delete marker) makes the key's current state
- *   `deleted` and removes its runs. Objects are never written or deleted here.
+ *   `deleted`, removes its runs and marks every version of it `deleted`.
+ *   Objects are never written or deleted here.
  * - Removal is done in steps that stop at the deadline and go on in a
  *   continuation message (shared/ingest/continuation.ts), never redone.
  * - Replays converge: run ids come from bucket, key, version and position.
@@ -24,7 +29,9 @@ import { runIdsOf } from './store/keys.ts';
 import { currentObject, finishPending, makeCurrent, type CurrentObject } from './store/objects.ts';
 import { MAX_LISTED_RUNS, type ObjectRef } from './store/records.ts';
 import { deleteRuns } from './store/removal.ts';
-import { ClaimLost, claimUpload, finishUpload, noteAttemptError, setUploadStatus } from './store/uploads.ts';
+import { printable } from './printable.ts';
+import { ClaimLost, claimUpload, finishUpload, markVersionDeleted, noteAttemptError, settleVersions } from './store/uploads.ts';
+import type { Ending } from './ingest/continuation.ts';
 import { continuationBody, type Continuation } from './ingest/continuation.ts';
 import { deadlineOf, nowOf, PermanentFailure, type IngestDeps, type SettleDeps } from './ingest/deps.ts';
 import { continueEnding, endVersion } from './ingest/ending.ts';
@@ -44,8 +51,9 @@ export interface S3ObjectEvent {
 }
 
 export type IngestOutcome =
-  | { status: 'ready'; object: ObjectRef; runIds: string[]; warnings: number; superseded?: boolean }
-  | { status: 'failed'; object: ObjectRef; message: string; line: number; /** A bug met while parsing, to log with its stack. */ internal?: Error }
+  | { status: 'ready'; object: ObjectRef; runIds: string[]; warnings: number }
+  | { status: 'replaced'; object: ObjectRef; by: string }
+  | { status: 'failed'; object: ObjectRef; message: string; line: number; details: string; /** A bug met while parsing, to log with its stack. */ internal?: Error }
   | { status: 'duplicate'; object: ObjectRef }
   | { status: 'deleted'; object: ObjectRef; removedRuns: number }
   | { status: 'stale'; object: ObjectRef };
@@ -83,11 +91,14 @@ async function ingestObject(object: ObjectRef, deps: IngestDeps): Promise<Ingest
     const summary = { format: stored.format, ...(stored.device !== undefined ? { device: stored.device } : {}), tags: stored.tags, warnings: stored.warnings };
     const current = await makeCurrent(deps, object, stored.runIds.length, false);
     if (current.stale) {
-      // A newer version of the key already won: this one's runs must not show.
-      await endVersion(deps, claim, { status: 'ready', message: 'superseded by a newer version of this key', line: 0, fields: summary });
-      return { status: 'ready', object, runIds: [], warnings: stored.warnings, superseded: true };
+      // A newer version of the key (or its deletion) already won: this one's runs must not show.
+      const ending = overtaken(current.by);
+      await endVersion(deps, claim, { ...ending, fields: { ...summary, ...ending.fields } });
+      return current.by.deleted ? { status: 'deleted', object, removedRuns: 0 } : { status: 'replaced', object, by: current.by.version };
     }
     await removeReplaced(object, current.pending, deps);
+    // Before the record is ready: a redelivery after a crash here settles them again, a finished record never would.
+    await settleVersions(deps, object.bucket, object.key, nowOf(deps));
     await finishUpload(deps, claim, 'ready', { ...summary, runIds: stored.runIds.slice(0, MAX_LISTED_RUNS), runCount: stored.runIds.length }, nowOf(deps));
     return { status: 'ready', object, runIds: stored.runIds, warnings: stored.warnings };
   } catch (error) {
@@ -99,30 +110,44 @@ async function ingestObject(object: ObjectRef, deps: IngestDeps): Promise<Ingest
       await deleteRuns(deps, runIdsOf(object.bucket, object.key, object.version, claim.startedRuns), nowOf(deps));
       return { status: 'stale', object };
     }
-    const failure = permanentFailure(error, object);
+    if (isGone(error)) {
+      await endVersion(deps, claim, { status: 'deleted', message: 'the object was deleted before it was read', line: 0 });
+      return { status: 'deleted', object, removedRuns: 0 };
+    }
+    const failure = permanentFailure(error);
     if (failure === undefined) {
       await noteAttemptError(deps, claim, describe(error)).catch(() => undefined);
       throw error;
     }
-    await endVersion(deps, claim, { status: 'failed', message: failure.message, line: failure.line });
-    return { status: 'failed', object, message: failure.message, line: failure.line, ...(isInternalParseError(error) ? { internal: error as Error } : {}) };
+    await endVersion(deps, claim, { status: 'failed', message: failure.message, line: failure.line, fields: { details: failure.details } });
+    return { status: 'failed', object, message: failure.message, line: failure.line, details: failure.details, ...(isInternalParseError(error) ? { internal: error as Error } : {}) };
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+/** How a version ends when a newer state of its key won while it was read. */
+function overtaken(by: CurrentObject): Ending & { fields: NonNullable<Ending['fields']> } {
+  if (by.deleted) return { status: 'deleted', message: 'the key was deleted while this version was read', line: 0, fields: {} };
+  return { status: 'replaced', message: `replaced by version ${by.version}, which was ingested first`, line: 0, fields: { replacedBy: by.version } };
+}
+
+/** S3 no longer has the version: it was deleted between its event and its read. */
+const isGone = (error: unknown) => error instanceof NoSuchKey || ['NoSuchKey', 'NoSuchVersion'].includes((error as { name?: string })?.name ?? '');
+
+// Escaped: an SDK error may quote the key, and the text reaches a terminal through details.
+const describe = (error: unknown) => printable(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
 /** The failure a person must fix (the file, its size, its metadata), or undefined for a transient one. */
-function permanentFailure(error: unknown, object: ObjectRef): PermanentFailure | undefined {
+function permanentFailure(error: unknown): PermanentFailure | undefined {
   if (error instanceof PermanentFailure) return error;
-  if (isParseError(error)) return new PermanentFailure(error.message, error.line);
+  // The parser's message names the key and lists every format: the record keeps it whole in `details`.
+  if (isParseError(error)) return new PermanentFailure(error.problem, `expected ${error.expected}`, error.line, error.message);
   // A bug in a parser fails the same way on every retry: end the upload, say so, keep the stack for the log.
-  if (isInternalParseError(error)) return new PermanentFailure(`${object.key}: ${error.message}`, error.line);
+  if (isInternalParseError(error)) return new PermanentFailure('internal error while parsing', 'reported (a benchdrop bug: the file needs no change)', error.line);
   // DynamoDB refusing an item (too large, bad value) will refuse it again: no retry helps.
-  if ((error as { name?: string })?.name === 'ValidationException') return new PermanentFailure(`${object.key}: could not be stored: ${(error as Error).message}`);
-  if (error instanceof LabelError) return new PermanentFailure(`${object.key}: ${error.message}`);
-  if (error instanceof NoSuchKey || (error as { name?: string })?.name === 'NoSuchKey' || (error as { name?: string })?.name === 'NoSuchVersion') {
-    return new PermanentFailure(`${object.key}: the object (version ${object.version}) no longer exists in ${object.bucket}`);
+  if ((error as { name?: string })?.name === 'ValidationException') {
+    return new PermanentFailure('could not be stored', 'report it with the details: DynamoDB refused an item', 0, `could not be stored: ${(error as Error).message}`);
   }
+  if (error instanceof LabelError) return new PermanentFailure(error.message);
   return undefined;
 }
 
@@ -149,19 +174,15 @@ async function removeObject(object: ObjectRef, versionDeleted: boolean, deps: In
   if (versionDeleted && object.versionId !== undefined) {
     const existing = await currentObject(deps, object.bucket, object.key);
     if (existing !== undefined && !existing.deleted && existing.version !== object.versionId && !(existing.pending ?? []).length) {
-      await setUploadStatus(deps, object.bucket, object.key, object.versionId, 'deleted', 'this version was deleted; it was not the current one', nowOf(deps));
+      await markVersionDeleted(deps, object.bucket, object.key, object.versionId, nowOf(deps));
       return { status: 'deleted', object, removedRuns: 0 };
     }
   }
   const current = await makeCurrent(deps, object, 0, true);
   if (current.stale) return { status: 'stale', object };
   const removedRuns = current.pending.reduce((sum, old) => sum + old.runCount, 0);
-  if (await removeReplaced(object, current.pending, deps)) await markDeleted(deps, object.bucket, object.key, current.pending);
+  if (await removeReplaced(object, current.pending, deps)) await settleVersions(deps, object.bucket, object.key, nowOf(deps));
   return { status: 'deleted', object, removedRuns };
-}
-
-async function markDeleted(deps: SettleDeps, bucket: string, key: string, versions: NonNullable<CurrentObject['pending']>): Promise<void> {
-  for (const old of versions) await setUploadStatus(deps, bucket, key, old.version, 'deleted', 'the object was deleted; its runs were removed', nowOf(deps));
 }
 
 /** Go on with a step an earlier delivery left to a continuation message. */
@@ -174,5 +195,5 @@ export async function continueIngest(continuation: Continuation, deps: SettleDep
   const current = await currentObject(deps, continuation.bucket, continuation.key);
   if (current === undefined || (current.pending ?? []).length === 0) return;
   const pointer = { bucket: continuation.bucket, key: continuation.key, version: current.version, sequencer: current.sequencer };
-  if ((await removeReplaced(pointer, current.pending, deps)) && current.deleted) await markDeleted(deps, continuation.bucket, continuation.key, current.pending ?? []);
+  if (await removeReplaced(pointer, current.pending, deps)) await settleVersions(deps, continuation.bucket, continuation.key, nowOf(deps));
 }

@@ -80,3 +80,12 @@ export const METRICS: Record<Metric, MetricInfo> = {
 export function isMetric(name: string): name is Metric {
   return Object.hasOwn(METRICS, name);
 }
+
+/** What `metric=` takes: a group or one metric by name. */
+export type MetricSpec = MetricGroup | Metric;
+
+export const METRIC_SPEC_HELP = `a group (${METRIC_GROUPS.join(', ')}: throughput, IOPS and latency; queue lengths and %util only by name) or a metric (${[...DISKPERF_METRICS, ...IOSTAT_METRICS].join(', ')})`;
+
+export function isMetricSpec(value: string): value is MetricSpec {
+  return (METRIC_GROUPS as readonly string[]).includes(value) || isMetric(value);
+}

@@ -7,7 +7,8 @@
  * It is ended `failed`, its partial items removed (shared/ingest/ending.ts).
  */
 import { STUCK_AFTER_MS } from './config.ts';
-import { invocationDeadline, nowOf, type SettleDeps } from './ingest/deps.ts';
+import type { Ending } from './ingest/continuation.ts';
+import { briefMessage, invocationDeadline, nowOf, type SettleDeps } from './ingest/deps.ts';
 import { endAbandoned } from './ingest/ending.ts';
 import { statusPk } from './store/keys.ts';
 import type { UploadRecord } from './store/records.ts';
@@ -44,7 +45,7 @@ export async function sweepStuckUploads(deps: SettleDeps, options: SweepOptions 
   for await (const page of overdue) {
     for (const record of page) {
       sweep.overdue++;
-      const ended = await endAbandoned(deps, record, { status: 'failed', message: stuckMessage(record, olderThanMs), line: 0 });
+      const ended = await endAbandoned(deps, record, stuckEnding(record, olderThanMs));
       if (ended === 'ended') sweep.ended++;
       if (ended === 'continued') sweep.continued++;
       if (deadline.passed()) return sweep;
@@ -53,8 +54,11 @@ export async function sweepStuckUploads(deps: SettleDeps, options: SweepOptions 
   return sweep;
 }
 
-function stuckMessage(record: UploadRecord, olderThanMs: number): string {
+/** A short message saying what to do; the last error, which may be long, goes in `details`. */
+function stuckEnding(record: UploadRecord, olderThanMs: number): Ending {
   const minutes = Math.round(olderThanMs / 60_000);
+  const problem = `ingest did not finish within ${minutes} minutes (crashed, timed out or out of memory)`;
+  const todo = 'its partial runs were removed: upload the file again';
   const last = record.lastError ? `; the last error was: ${record.lastError}` : '';
-  return `${record.key}: ingest did not finish within ${minutes} minutes (the function crashed, timed out or ran out of memory)${last}; its partial runs were removed: upload the file again`;
+  return { status: 'failed', message: briefMessage(problem, todo), line: 0, fields: { details: `${problem}${last}; ${todo}` } };
 }

@@ -2,15 +2,19 @@
  * `benchdrop runs [--device GLOB] [--format F] [--limit N] [--json]`: the runs a
  * lab holds (GET /runs, as many pages as --limit asks for, 100 by default), in
  * the API's order (an exact label's newest first; a pattern's label by label),
- * with the object each came from, and how many more there are past --limit.
+ * a row per run (per disk when --device names disk labels only): its device,
+ * host, the samples' time range (its zone said), context, tags and the object
+ * it came from, and how many more there are past --limit.
  * Run ids are what `compare run=ID ...` takes.
  */
-import { DEFAULT_PAGE, MAX_PAGE, type RunListing, type RunsPage } from '../../shared/api.ts';
-import type { ApiClient, Query } from '../api-client.ts';
-import { apiClientFor, guarded, plural, shortTime, type CliDeps } from '../context.ts';
+import { DEFAULT_PAGE, type RunListing } from '../../shared/api.ts';
+import type { Query } from '../api-client.ts';
+import { apiClientFor, guarded, moreText, plural, timeRange, type CliDeps, type Listing } from '../context.ts';
 import { CliError, type Output } from '../io.ts';
-import { renderTable } from '../table.ts';
+import { clip, renderTable } from '../table.ts';
 import type { TargetFlags } from '../target.ts';
+
+const RUNS_LISTING: Listing = { path: '/runs', field: 'runs', noun: 'run', narrowedBy: '--device or --format' };
 
 export interface RunsOptions extends TargetFlags {
   device?: string;
@@ -36,29 +40,34 @@ export function runsCommand(options: RunsOptions, io: Output, deps: CliDeps = {}
       io.out(filter ? `no runs match ${filter}` : 'no runs yet: upload logs with `benchdrop upload FILE... --device LABEL`');
       return 0;
     }
-    const rows = runs.map((r) => [r.runId, r.device, r.format, nameHost(r), shortTime(r.time), r.source?.key]);
-    if (runs.length > 0) io.out(renderTable(['run id', 'device', 'format', 'name/host', 'time', 'key'], rows, ''));
-    io.out(next === undefined ? plural(runs.length, 'run') : await moreText(api, filters, runs.length, next));
+    if (runs.length > 0) io.out(renderTable(['run id', 'device', 'format', 'host', 'measured', 'context', 'tags', 'key'], runs.map(runRow), ''));
+    const distinct = new Set(runs.map((r) => r.runId)).size;
+    if (distinct < runs.length) {
+      // Disk labels listed: a run is a row per disk it has among them.
+      io.out(next === undefined ? `${plural(runs.length, 'row')}: ${plural(distinct, 'run')}, a row per disk` : await moreText(api, { ...RUNS_LISTING, noun: 'row' }, filters, runs.length, next));
+    } else io.out(next === undefined ? plural(runs.length, 'run') : await moreText(api, RUNS_LISTING, filters, runs.length, next));
     return 0;
   });
 }
 
-/**
- * What lies past --limit, counted on one more page (one request, at most
- * MAX_PAGE runs): "37 more" and the --limit that shows them all, or "at least
- * 256 more" when the listing goes on past that page too.
- */
-async function moreText(api: ApiClient, filters: Query, shown: number, next: string): Promise<string> {
-  const rest = await api.get<RunsPage>('/runs', { ...filters, limit: MAX_PAGE, next });
-  const more = rest.runs.length;
-  const head = `${plural(shown, 'run')} shown`;
-  const narrow = '--device or --format narrows the list';
-  if (rest.next === undefined) return more === 0 ? plural(shown, 'run') : `${head}, ${more} more: --limit ${shown + more} shows them all`;
-  if (more === 0) return `${head}, and the listing goes on: raise --limit, or ${narrow}`;
-  return `${head}, at least ${more} more: --limit ${shown + more} shows ${more} of them, ${narrow}`;
-}
+/** Widest context and tags cells: enough to tell runs apart, the rest is in --json. */
+const CONTEXT_WIDTH = 40;
+const TAGS_WIDTH = 40;
 
-function nameHost(run: RunListing): string {
-  const parts = [run.name, run.host].filter((p): p is string => Boolean(p));
-  return [...new Set(parts)].join(' @ ') || '-';
+function runRow(run: RunListing): string[] {
+  return [
+    run.runId,
+    run.disks !== undefined ? `${run.device} (${plural(run.disks, 'disk')})` : run.device,
+    run.format,
+    run.host || '-',
+    timeRange(run.from, run.to),
+    clip(run.context.join('; '), CONTEXT_WIDTH) || '-',
+    clip(
+      Object.entries(run.tags)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(','),
+      TAGS_WIDTH,
+    ) || '-',
+    run.source.key,
+  ];
 }

@@ -14,9 +14,11 @@
  * Upload (multipart above 8 MiB, 4 parts in flight), with a progress bar per file
  * on a terminal and one line per file otherwise.
  *
- * --wait polls GET /uploads every second until each uploaded version's newest
- * record is `ready` or `failed` (or --timeout seconds pass, 120 by default); the
- * exit code is 1 if any upload, ingestion or wait failed.
+ * --wait polls GET /uploads?history=true every second until each uploaded
+ * version's newest record is settled: `ready`, `failed`, `deleted`, or
+ * `replaced` by a newer upload (or --timeout seconds pass, 120 by default); the
+ * exit code is 1 if any upload, ingestion or wait failed. Each outcome is one
+ * line saying the key once (cli/commands/uploads.ts outcomeLine).
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -29,12 +31,13 @@ import { createS3Client } from '../../shared/aws.ts';
 import { cleanLabel, parseTags } from '../../shared/labels.ts';
 import { ApiClient } from '../api-client.ts';
 import { announceTarget, guarded, plural, type CliDeps } from '../context.ts';
+import { DEFAULT_TIMEOUT_S } from '../defaults.ts';
 import { CliError, type Output } from '../io.ts';
 import { Target, type BucketTarget, type TargetFlags } from '../target.ts';
+import { outcomeLine } from './uploads.ts';
 
 export const PART_SIZE = 8 * 1024 * 1024;
 export const QUEUE_SIZE = 4;
-export const DEFAULT_TIMEOUT_S = 120;
 /** Unversioned buckets: records updated this long before our upload started still count (clock skew). */
 const CLOCK_SKEW_MS = 1_000;
 
@@ -191,7 +194,11 @@ function s3Message(error: unknown, bucket: BucketTarget): string {
   return `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message}`;
 }
 
-/** The newest record of one uploaded object version, if the API lists it yet. */
+/**
+ * The newest record of one uploaded object version, if the API lists it yet.
+ * Unversioned, a record touched since the upload counts, but not one replaced
+ * by another such record: that is the key's older version, settled by this upload.
+ */
 export function recordFor(u: Pick<Uploaded, 'bucket' | 'key' | 'versionId' | 'startedAt'>, uploads: readonly UploadListing[]): UploadListing | undefined {
   const mine = uploads.filter((r) => {
     if (r.bucket !== u.bucket || r.key !== u.key) return false;
@@ -199,7 +206,8 @@ export function recordFor(u: Pick<Uploaded, 'bucket' | 'key' | 'versionId' | 'st
     if (u.versionId !== undefined) return r.version === u.versionId;
     return Date.parse(r.updatedAt) >= u.startedAt - CLOCK_SKEW_MS;
   });
-  return mine.sort((x, y) => Date.parse(y.updatedAt) - Date.parse(x.updatedAt))[0];
+  const replacedByMine = (r: UploadListing) => r.replacedBy !== undefined && mine.some((other) => other.version === r.replacedBy);
+  return mine.filter((r) => u.versionId !== undefined || !replacedByMine(r)).sort((x, y) => Date.parse(y.updatedAt) - Date.parse(x.updatedAt))[0];
 }
 
 async function waitForIngest(api: ApiClient, uploaded: readonly Uploaded[], timeoutS: number, io: Output, pollMs: number): Promise<number> {
@@ -208,19 +216,16 @@ async function waitForIngest(api: ApiClient, uploaded: readonly Uploaded[], time
   const lastSeen = new Map<string, string>();
   let failures = 0;
   for (;;) {
-    const { uploads } = await api.get<{ uploads: UploadListing[] }>('/uploads', { limit: MAX_PAGE });
+    // Every version's record: the one uploaded may not be its key's current state (a newer one replaced it, or it failed).
+    const { uploads } = await api.get<{ uploads: UploadListing[] }>('/uploads', { limit: MAX_PAGE, history: 'true' });
     for (const [key, u] of pending) {
       const record = recordFor(u, uploads ?? []);
       if (!record) continue;
       lastSeen.set(key, record.status);
-      if (record.status === 'ready') {
-        io.out(`ready ${key}: ${plural(record.runCount, 'run')}${record.message ? ` (${record.message})` : ''}`);
-        pending.delete(key);
-      } else if (record.status === 'failed' || record.status === 'deleted') {
-        io.out(`${record.status} ${key}: ${record.message ?? 'no reason given'}${record.line ? ` (line ${record.line})` : ''}`);
-        failures++;
-        pending.delete(key);
-      }
+      if (record.status === 'processing') continue;
+      io.out(outcomeLine(record));
+      if (record.status === 'failed' || record.status === 'deleted') failures++;
+      pending.delete(key);
     }
     if (pending.size === 0) return failures;
     const left = deadline - Date.now();

@@ -58,6 +58,7 @@ const ALLOWED: Record<string, string> = {
   limit: `a whole number from 1 to ${MAX_PAGE}`,
   next: `the next value of the previous page's answer, as it came (at most ${MAX_CURSOR_LENGTH} characters)`,
   status: `one of ${UPLOAD_STATUSES.join(', ')}`,
+  history: 'true (every version of each key) or false (each key\'s current state, the default)',
   a: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
   b: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
   metric: METRIC_SPEC_HELP,

@@ -69,8 +69,8 @@ export async function compare(event: ApiEvent, deps: ApiDeps): Promise<ApiResult
 const withHeader = (result: ApiResult, name: string, value: string): ApiResult => ({ ...result, headers: { ...result.headers, [name]: value } });
 
 export async function uploads(event: ApiEvent, deps: ApiDeps): Promise<ApiResult> {
-  const query = parseQuery(UploadsQuery, event);
-  return json(200, await pageUploads(deps, query));
+  const { history, ...query } = parseQuery(UploadsQuery, event);
+  return json(200, await pageUploads(deps, { ...query, history: history === 'true' }));
 }
 
 /** Printable ASCII: what an `x-amz-meta-*` header carries unchanged. */

@@ -17,11 +17,12 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.ts';
+import { packageFile } from '../../shared/module-paths.ts';
 import { reportHtml } from '../../report/build.ts';
 import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client, type ClientOptions } from '../../shared/aws.ts';
 import { INGEST_LIMITS, LAB_DEFAULTS, MB } from '../../shared/config.ts';
-import { indexIostatRunsByLabel } from '../../shared/store/migrations.ts';
+import { indexIostatRunsByLabel, settleUploadStates } from '../../shared/store/migrations.ts';
 import { createTableInput } from '../../shared/table.ts';
 // Before dynalite serves a request: its LevelDB iterators must close (see the file).
 import './dynalite-iterators.ts';
@@ -71,6 +72,8 @@ export interface LabEndpoints {
   reportUrl: string;
   region: string;
   dataDir: string;
+  /** The process serving the lab, to stop it by (SIGTERM): under `npm start`, npm's child, not npm itself. */
+  pid: number;
 }
 
 export interface Lab {
@@ -81,7 +84,7 @@ export interface Lab {
   stop(): Promise<void>;
 }
 
-const DEMO_DIR = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../../demo');
+const DEMO_DIR = packageFile(import.meta.url, 'demo');
 
 /** The demo logs and the keys (and metadata) they are uploaded under. */
 export function demoUploads(): { file: string; key: string; metadata: Record<string, string> }[] {
@@ -159,6 +162,8 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   await createTable(dynamodbEndpoint);
   const upgraded = await indexIostatRunsByLabel({ db, tableName: LAB_TABLE });
   if (upgraded > 0) log(`indexed ${upgraded} iostat run(s) stored by an earlier version under their upload's label`);
+  const settled = await settleUploadStates({ db, tableName: LAB_TABLE }, new Date().toISOString());
+  if (settled > 0) log(`checked the upload records of ${settled} key(s) stored by an earlier version: replaced and deleted versions now say so`);
   const maxUploadBytes = options.maxUploadBytes ?? LAB_DEFAULTS.maxUploadMB * MB;
   const maxSeriesPerFile = options.maxSeriesPerFile ?? LAB_DEFAULTS.maxSeriesPerFile;
   // A step that cannot finish in time sends its continuation through the same (journaled) queue.
@@ -175,7 +180,7 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   const http = await startHttpServer({ host, port: options.apiPort ?? DEFAULT_PORTS.api, handler: apiHandler as ApiHandler, context: () => localContext(), routeKeys: Object.values(ROUTES), serve: serveReport });
   const apiUrl = `http://${host}:${(http.address() as AddressInfo).port}`;
 
-  const endpoints: LabEndpoints = { s3Endpoint, bucket: LAB_BUCKET, table: LAB_TABLE, dynamodbEndpoint, apiUrl, reportUrl: `${apiUrl}/`, region: 'us-east-1', dataDir };
+  const endpoints: LabEndpoints = { s3Endpoint, bucket: LAB_BUCKET, table: LAB_TABLE, dynamodbEndpoint, apiUrl, reportUrl: `${apiUrl}/`, region: 'us-east-1', dataDir, pid: process.pid };
   writeFileSync(join(dataDir, 'lab.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
 
   if (options.samples !== false) {

@@ -5,7 +5,7 @@
  * first ("300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, ...)").
  * docs/comparisons.md says what every field means.
  */
-import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_GROUPS, METRICS, type Direction, type Metric, type MetricGroup } from '../metrics.ts';
+import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_SPEC_HELP, METRICS, type Direction, type Metric, type MetricSpec } from '../metrics.ts';
 import type { Format } from '../model.ts';
 import { LEVEL, RESOLVE, runModel, type Interval, type ModelResult, type Over, type PointPlan } from './model.ts';
 import type { Observation } from './observations.ts';
@@ -99,16 +99,10 @@ export interface Comparison {
   sentence: string;
 }
 
-export type MetricSpec = MetricGroup | Metric;
+export { isMetricSpec, METRIC_SPEC_HELP, type MetricSpec } from '../metrics.ts';
 
 export class CompareError extends Error {
   override readonly name = 'CompareError';
-}
-
-export const METRIC_SPEC_HELP = `a group (${METRIC_GROUPS.join(', ')}: throughput, IOPS and latency; queue lengths and %util only by name) or a metric (${[...DISKPERF_METRICS, ...IOSTAT_METRICS].join(', ')})`;
-
-export function isMetricSpec(value: string): value is MetricSpec {
-  return (METRIC_GROUPS as readonly string[]).includes(value) || isMetric(value);
 }
 
 /**

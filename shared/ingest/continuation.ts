@@ -4,17 +4,20 @@
  * notifications on the same queue; `benchdrop: 'continue'` tells them apart.
  *
  *   {"benchdrop":"continue","step":"end-version","bucket":"b","key":"k","version":"v",
- *    "status":"failed","message":"k:12: ...","line":12}
+ *    "status":"failed","message":"line 12: ...","line":12,"details":"..."}
  *   {"benchdrop":"continue","step":"remove-replaced","bucket":"b","key":"k"}
  */
 import type { UploadRecord } from '../store/records.ts';
 
+/** The statuses a step ends a version with (the version's runs, if any, removed). */
+export const ENDING_STATUSES = ['ready', 'failed', 'replaced', 'deleted'] as const;
+
 /** What a version ends as once its items are removed (UploadRecord fields). */
 export interface Ending {
-  status: 'ready' | 'failed';
+  status: (typeof ENDING_STATUSES)[number];
   message: string;
   line: number;
-  fields?: Pick<Partial<UploadRecord>, 'format' | 'device' | 'tags' | 'warnings'>;
+  fields?: Pick<Partial<UploadRecord>, 'format' | 'device' | 'tags' | 'warnings' | 'details' | 'replacedBy'>;
 }
 
 export type Continuation =
@@ -33,8 +36,9 @@ export function parseContinuation(body: unknown): Continuation | undefined {
   const c = body as Record<string, unknown>;
   if (c['benchdrop'] !== 'continue' || !isText(c['bucket']) || !isText(c['key'])) return undefined;
   if (c['step'] === 'remove-replaced') return { benchdrop: 'continue', step: 'remove-replaced', bucket: c['bucket'], key: c['key'] };
-  if (c['step'] !== 'end-version' || !isText(c['version']) || (c['status'] !== 'ready' && c['status'] !== 'failed')) return undefined;
+  const status = ENDING_STATUSES.find((s) => s === c['status']);
+  if (c['step'] !== 'end-version' || !isText(c['version']) || status === undefined) return undefined;
   if (typeof c['message'] !== 'string' || typeof c['line'] !== 'number') return undefined;
   const fields = typeof c['fields'] === 'object' && c['fields'] !== null ? (c['fields'] as Ending['fields']) : undefined;
-  return { benchdrop: 'continue', step: 'end-version', bucket: c['bucket'], key: c['key'], version: c['version'], status: c['status'], message: c['message'], line: c['line'], ...(fields ? { fields } : {}) };
+  return { benchdrop: 'continue', step: 'end-version', bucket: c['bucket'], key: c['key'], version: c['version'], status, message: c['message'], line: c['line'], ...(fields ? { fields } : {}) };
 }

@@ -42,13 +42,47 @@ export function deadlineOf(deps: SettleDeps): Deadline {
   return deps.requeue === undefined ? NO_DEADLINE : invocationDeadline(deps);
 }
 
+/** Longest `message` an upload record holds (under 200 characters); the whole text is its `details`. */
+export const MAX_MESSAGE_LENGTH = 190;
+
+/** `text` cut to `max` code points, ending in an ellipsis when cut. */
+function cut(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join('')}…`;
+}
+
+const length = (text: string) => Array.from(text).length;
+
+/**
+ * A record's message: the line (when it is about one), what is wrong, and what
+ * to do, in MAX_MESSAGE_LENGTH. When both parts do not fit, the longer is cut,
+ * never below half the room, so each keeps its start; the key is never in it,
+ * as every printer says the key itself.
+ */
+export function briefMessage(problem: string, todo = '', line = 0): string {
+  const where = line > 0 ? `line ${line}: ` : '';
+  const [p, t] = [printable(problem), printable(todo)];
+  if (!t) return cut(`${where}${p}`, MAX_MESSAGE_LENGTH);
+  const room = MAX_MESSAGE_LENGTH - where.length - 2;
+  const half = Math.floor(room / 2);
+  const tRoom = length(p) <= half ? room - length(p) : Math.max(half, room - length(p));
+  const shortTodo = cut(t, tRoom);
+  return `${where}${cut(p, room - length(shortTodo))}; ${shortTodo}`;
+}
+
 /** Something wrong with the file itself (its bytes, size or metadata): no retry will help. */
 export class PermanentFailure extends Error {
+  /** The whole text: a parser's full explanation, an error as it was thrown. */
+  readonly details: string;
+
   constructor(
-    message: string,
+    problem: string,
+    todo = '',
     readonly line = 0,
+    details?: string,
   ) {
-    // Messages name the key, which may hold any character: escaped, they are safe to print.
-    super(printable(message));
+    // Problems may quote the key or the file, which may hold any character: escaped, they are safe to print.
+    super(briefMessage(problem, todo, line));
+    this.details = printable(details ?? [line > 0 ? `line ${line}: ${problem}` : problem, todo].filter(Boolean).join('; '));
   }
 }

@@ -1,13 +1,14 @@
 /**
  * Ending a version: its items removed (every run it started), then its record
- * `ready` or `failed`. The ingest path ends the versions it cannot store, the
+ * `failed` (or `replaced`, `deleted` when its key moved on meanwhile), and the
+ * key's other records settled against its current state. The ingest path ends the versions it cannot store, the
  * dead-letter handler and the sweeper end the ones no delivery will finish.
  * Removal stops at the deadline and goes on in a continuation message.
  */
 import { runIdsOf } from '../store/keys.ts';
 import { deleteRuns } from '../store/removal.ts';
 import type { UploadRecord } from '../store/records.ts';
-import { finishUpload, getUpload, takeOver, type Claim } from '../store/uploads.ts';
+import { finishUpload, getUpload, settleVersions, takeOver, type Claim } from '../store/uploads.ts';
 import { continuationBody, type Ending } from './continuation.ts';
 import { deadlineOf, nowOf, type SettleDeps } from './deps.ts';
 
@@ -22,6 +23,8 @@ export async function endVersion(deps: SettleDeps, claim: Claim, ending: Ending)
     return 'continued';
   }
   await finishUpload(deps, claim, ending.status, { ...ending.fields, message: ending.message, line: ending.line }, nowOf(deps));
+  // A version ended after a newer one became current is replaced by it at once; one of a deleted key, deleted.
+  await settleVersions(deps, bucket, key, nowOf(deps));
   return 'ended';
 }
 

@@ -18,7 +18,7 @@ import type { IostatSample, Run } from '../model.ts';
 import { ParseError, parseStream } from '../parsers/index.ts';
 import { BatchWriter } from '../store/batch.ts';
 import { CHUNK_SAMPLES, runId as makeRunId } from '../store/keys.ts';
-import { ChunkBuilder, deviceItem, diskperfRunItem, iostatRunItem, runTagItems, type ObjectRef, type RunContext } from '../store/records.ts';
+import { ChunkBuilder, deviceItem, diskperfRunItem, iostatRunItem, joinSpans, runTagItems, type ObjectRef, type RunContext, type TimeSpan } from '../store/records.ts';
 import { noteProgress, type Claim } from '../store/uploads.ts';
 import { PermanentFailure, type IngestDeps } from './deps.ts';
 
@@ -40,12 +40,10 @@ export async function streamRuns(object: ObjectRef, claim: Claim, deps: IngestDe
   const size = response.ContentLength ?? object.size ?? 0;
   if (size > deps.maxUploadBytes) {
     (response.Body as Readable | undefined)?.destroy();
-    throw new PermanentFailure(
-      `${object.key}: ${size} bytes, more than this lab's limit of ${deps.maxUploadBytes} bytes; split the log into smaller files, or raise the lab's maxUploadMB`,
-    );
+    throw new PermanentFailure(`${size} bytes, more than this lab's limit of ${deps.maxUploadBytes} bytes`, "split the log into smaller files, or raise the lab's maxUploadMB");
   }
   const body = response.Body as (Readable & AsyncIterable<Buffer>) | undefined;
-  if (body === undefined) throw new PermanentFailure(`${object.key}: the object has no body`);
+  if (body === undefined) throw new PermanentFailure('the object has no body', 'upload the file again');
   const metadata = response.Metadata ?? {};
   const writer = new VersionWriter(object, claim, deps, labelFromObject(object.key, metadata), parseTags(metadata['tags']));
   const parsed = await parseStream(writer.feed(body), {
@@ -125,6 +123,8 @@ class VersionWriter {
       return;
     }
     const counts = new Map<string, number>();
+    // The samples streamed past without being kept: their time range is what the builders saw.
+    const spans: TimeSpan[] = [];
     for (const series of run.series) {
       const key = `${run.index}\u0000${series.device}`;
       const builder = this.chunks.get(key);
@@ -137,10 +137,11 @@ class VersionWriter {
           this.buffered -= last.count;
         }
         counts.set(series.device, builder.chunks);
+        if (builder.span) spans.push(builder.span);
         this.chunks.delete(key);
       }
     }
-    const items = iostatRunItem(run, ctx, (native) => counts.get(native) ?? 0);
+    const items = iostatRunItem(run, ctx, (native) => counts.get(native) ?? 0, joinSpans(spans));
     // The upload's label is listed too: its runs are indexed under it, and its stamp covers every series.
     for (const s of items.series) {
       this.labels.add(s.device);

@@ -16,7 +16,9 @@
  * Indexes: byDevice (gsi1pk DEVICE#<label>, gsi1sk <time>#<runId>) holds diskperf
  * run META items, iostat run META items (under their upload's label) and iostat
  * SERIES items (under `<label>/<native>`); byStatus (gsi2pk STATUS#<status>,
- * gsi2sk <updatedAt>#<object>) holds upload records; byTag (gsi3pk
+ * gsi2sk <updatedAt>#<object>) holds the upload records that are their key's
+ * current state, and gsi2pk STATUS#<status>#PAST the ones that are only its
+ * history (replaced versions, a deleted key's older versions); byTag (gsi3pk
  * TAG#<key>=<value>, gsi3sk <time>#<runId>) holds the TAG items of runs.
  */
 import { createHash } from 'node:crypto';
@@ -44,6 +46,11 @@ export const deviceSk = (time: string, runId: string) => `${time}#${runId}`;
 /** A TAG item's sort key and its byTag partition: tag keys and values never hold `=` (labels.ts parseTags). */
 export const tagKey = (key: string, value: string) => `TAG#${key}=${value}`;
 export const statusPk = (status: string) => `STATUS#${status}`;
+/** The byStatus partition of records that are no longer their key's current state. */
+export const pastStatusPk = (status: string) => `STATUS#${status}#PAST`;
+/** One item per table upgrade done (migrations.ts), so a start on an upgraded table skips its scan. */
+export const MIGRATIONS_PK = 'MIGRATION';
+export const migrationSk = (name: string) => `DONE#${name}`;
 /** DynamoDB's limit on a sort key value, index keys included (UTF-8 bytes). */
 export const MAX_SORT_KEY_BYTES = 1024;
 export const statusSk = (updatedAt: string, bucket: string, key: string, version: string) => boundedSortKey(`${updatedAt}#${bucket}/${key}#${version}`);

@@ -7,29 +7,32 @@
  * - Devices: the DEVICES partition in label order, `limit` + 1 labels from the
  *   cursor's label on (one Query): the one more says whether there is a next page.
  * - Uploads: the byStatus index, newest update first; without a status every
- *   status merged, each read from the cursor's sort key on.
+ *   status merged, each read from the cursor's sort key on; each key's current
+ *   state (its STATUS# partitions) or, for history, its PAST partitions too.
  * - Runs: one exact label (its runs newest first, as before paging), or, for a
  *   pattern or no device, label after label in label order (the DEVICES
  *   partition, under the pattern's literal prefix), each label's runs newest
  *   first. A page reads at most LIST_LABELS_SCANNED DEVICES entries and
  *   LIST_INDEX_QUERIES byDevice pages, for at most LIST_READ_MS, so it may stop
  *   short (even empty) with a `next` that goes on from the label it reached: no
- *   number of labels is too many. An iostat series counts only when its run's
- *   META exists (half-written runs are never listed); the entries are one per
- *   diskperf run and per iostat series (what a selector matches), and for an
- *   iostat upload's label named exactly one per run (its METAs are indexed
- *   under it).
+ *   number of labels is too many. Each run is listed once: a diskperf run
+ *   under its label, an iostat run under its upload's label (its META is
+ *   indexed there), its series skipped. Only where the request names disk
+ *   labels and not the upload's (`x4100/*`, `x4100/sda`) is an iostat run
+ *   listed by its series, once per disk named; a series counts only when its
+ *   run's META exists (half-written runs are never listed). A listing shows
+ *   what the META holds: host, context, tags, the samples' time range.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { DeviceEntry, DevicesPage, RunListing, RunsPage, UploadListing, UploadsPage } from '../api.ts';
+import type { DeviceEntry, DevicesPage, RunListing, RunSource, RunsPage, UploadListing, UploadsPage } from '../api.ts';
 import { FORBIDDEN_IN_LABELS } from '../labels.ts';
 import type { Format } from '../model.ts';
 import { globMatches, MAX_PATTERN_LENGTH, parsePattern, type Pattern } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
 import { decodeCursor, encodeCursor, stringField, type ListingQuery } from './cursors.ts';
-import { devicePk, DEVICES_PK, MAX_SORT_KEY_BYTES, statusPk } from './keys.ts';
+import { devicePk, DEVICES_PK, MAX_SORT_KEY_BYTES } from './keys.ts';
 import { DEFAULT_PAGE, MAX_PAGE, MAX_PAGE_BYTES } from './pages.ts';
-import { UPLOAD_STATUSES, type DiskperfRunItem, type UploadRecord, type UploadStatus } from './records.ts';
+import { CURRENT_STATUSES, PAST_STATUSES, statusPartition, UPLOAD_STATUSES, type ObjectRef, type UploadRecord, type UploadStatus } from './records.ts';
 import { CONCURRENCY, queryItems, ReadSession, type IndexedItem, type ReadStore, type RunHead } from './session.ts';
 
 /** What a page is asked for: its size, and the cursor of the page before (none: the first page). */
@@ -146,6 +149,8 @@ export async function listDevices(store: ReadStore): Promise<DeviceEntry[]> {
 
 export interface UploadsRequest extends PageRequest {
   status?: UploadStatus;
+  /** Every version's record; without it, each key's current state. */
+  history?: boolean;
 }
 
 interface UploadsPosition {
@@ -158,20 +163,31 @@ const readUploadsPosition = (p: unknown): UploadsPosition | undefined => {
   return isSortKeyText(after) ? { after } : undefined;
 };
 
-/** One page of upload records, most recently updated first; without a status, every status merged. */
+/**
+ * The byStatus partitions a listing reads. A key's current state is the
+ * STATUS#<status> partitions alone, kept so as records change (uploads.ts
+ * settleVersions): one Query a status, with no per-key reads or filtering.
+ */
+function uploadPartitions(request: Partial<UploadsRequest>): string[] {
+  const statuses = request.status ? [request.status] : [...UPLOAD_STATUSES];
+  const current = statuses.filter((s) => (CURRENT_STATUSES as readonly string[]).includes(s)).map((s) => statusPartition(s, true));
+  const past = request.history ? statuses.filter((s) => (PAST_STATUSES as readonly string[]).includes(s)).map((s) => statusPartition(s, false)) : [];
+  return [...current, ...past];
+}
+
+/** One page of upload records, most recently updated first: each key's current state, or (history) every version. */
 export async function pageUploads(store: ReadStore, request: Partial<UploadsRequest> = {}): Promise<UploadsPage> {
-  const query: ListingQuery = { status: request.status };
+  const query: ListingQuery = { status: request.status, ...(request.history ? { history: 'true' } : {}) };
   const from = request.next !== undefined ? decodeCursor('uploads', query, request.next, readUploadsPosition) : undefined;
   const limit = limitOf(request);
-  const statuses = request.status ? [request.status] : [...UPLOAD_STATUSES];
-  const perStatus = await Promise.all(
-    statuses.map((status) =>
+  const perPartition = await Promise.all(
+    uploadPartitions(request).map((partition) =>
       queryItems<UploadRecord>(
         store,
         {
           IndexName: INDEXES.byStatus.name,
           KeyConditionExpression: from ? 'gsi2pk = :pk AND gsi2sk < :after' : 'gsi2pk = :pk',
-          ExpressionAttributeValues: { ':pk': statusPk(status), ...(from ? { ':after': from.after } : {}) },
+          ExpressionAttributeValues: { ':pk': partition, ...(from ? { ':after': from.after } : {}) },
           ScanIndexForward: false,
           Limit: limit + 1,
         },
@@ -180,7 +196,7 @@ export async function pageUploads(store: ReadStore, request: Partial<UploadsRequ
     ),
   );
   // In DynamoDB's order (UTF-8 bytes), newest first: the cursor's `gsi2sk < after` goes on in that order.
-  const records = perStatus.flat().sort((x, y) => Buffer.compare(Buffer.from(y.gsi2sk, 'utf8'), Buffer.from(x.gsi2sk, 'utf8')));
+  const records = perPartition.flat().sort((x, y) => Buffer.compare(Buffer.from(y.gsi2sk, 'utf8'), Buffer.from(x.gsi2sk, 'utf8')));
   const fill = new PageFill<UploadListing>(limit);
   let last: string | undefined;
   for (const r of records) {
@@ -206,6 +222,8 @@ function uploadListing(r: UploadRecord): UploadListing {
     runIds: r.runIds ?? [],
     ...(r.message !== undefined ? { message: r.message } : {}),
     ...(r.line !== undefined ? { line: r.line } : {}),
+    ...(r.details !== undefined ? { details: r.details } : {}),
+    ...(r.replacedBy !== undefined ? { replacedBy: r.replacedBy } : {}),
     ...(r.device !== undefined ? { device: r.device } : {}),
     ...(r.format !== undefined ? { format: r.format } : {}),
     updatedAt: r.updatedAt,
@@ -273,7 +291,7 @@ export async function listRuns(store: ReadStore, options: Partial<Omit<RunsReque
 }
 
 /** What a listing reads of an index entry (#l3 is format, used by the filter). */
-const LISTING_ATTRIBUTES = ['type', 'runId', 'label', 'format', 'device', 'name', 'host', 'tags', 'context', 'source', 'time', 'gsi1sk'] as const;
+const LISTING_ATTRIBUTES = ['type', 'runId', 'label', 'format', 'device', 'name', 'host', 'tags', 'context', 'source', 'time', 'from', 'to', 'reports', 'seriesCount', 'gsi1sk'] as const;
 
 /** A run listed, and its entry's byDevice sort key (where a cursor goes on from). */
 interface Listed {
@@ -367,7 +385,7 @@ class RunsListing {
   /**
    * Up to `want` listable entries of a label, newest first, older than `after`.
    * The first page asks for `want` entries; a page that loses entries (the
-   * format filter, half-written series, iostat runs a pattern lists as series)
+   * format filter, half-written series, series of runs listed whole)
    * is followed by larger ones, while the page's budget lasts.
    */
   private async entries(label: string, after: string | undefined, want: number): Promise<LabelEntries> {
@@ -400,22 +418,24 @@ class RunsListing {
   }
 
   /**
-   * The entries a listing shows, as listings: diskperf runs, an exact label's
-   * iostat runs, and series whose run's META exists (one BatchGet per 100 runs
-   * not read yet in this request).
+   * The entries a listing shows, as listings (module comment): every run META
+   * (its label was asked for), and the series whose run's META exists and is
+   * not listed by this request under the upload's label (one BatchGet per 100
+   * runs not read yet in this request). Without a pattern every label is
+   * listed, so no series is read for.
    */
   private async listable(items: IndexedItem[]): Promise<Listed[]> {
-    const exact = this.plan.by === 'device';
-    const shown = items.filter((item) => item.type !== 'run' || item.format === 'diskperf' || exact);
-    const heads = await this.session.runHeads(shown.filter((i) => i.type === 'series').map((i) => i.runId));
+    const pattern = this.pattern;
+    const series = pattern === undefined ? [] : items.filter((i) => i.type === 'series');
+    const heads = await this.session.runHeads(series.map((i) => i.runId));
     const out: Listed[] = [];
-    for (const item of shown) {
+    for (const item of items) {
       // Read from byDevice, so every entry has its sort key.
-      if (item.type === 'run') out.push({ run: listing(item, item.label, item.time), sk: item.gsi1sk! });
-      else {
+      if (item.type === 'run') out.push({ run: listing(item, item.label, true), sk: item.gsi1sk! });
+      else if (pattern !== undefined) {
         const head = heads.get(item.runId);
         // No META: the run is half-written (or half-deleted) and must not count.
-        if (head) out.push({ run: listing(head, item.device, item.time), sk: item.gsi1sk! });
+        if (head && !globMatches(pattern.glob, head.label)) out.push({ run: listing({ ...head, time: item.time }, item.device, false), sk: item.gsi1sk! });
       }
     }
     return out;
@@ -449,16 +469,29 @@ class RunsListing {
   }
 }
 
-function listing(run: RunHead | DiskperfRunItem, device: string, time: string): RunListing {
+/** What a listing is made from: a run's META as the index holds it, or its head beside one of its series. */
+type ListedRun = RunHead & { seriesCount?: number };
+
+/** A run listed under `device`; `whole`: the entry is the run, not one of its disks. */
+function listing(run: ListedRun, device: string, whole: boolean): RunListing {
   return {
     runId: run.runId,
     device,
     format: run.format,
     name: run.name,
     ...(run.host !== undefined ? { host: run.host } : {}),
-    time,
+    time: run.time,
+    ...(run.from !== undefined ? { from: run.from } : {}),
+    ...(run.to !== undefined ? { to: run.to } : {}),
+    ...(run.reports !== undefined ? { reports: run.reports } : {}),
+    ...(whole && run.seriesCount !== undefined ? { disks: run.seriesCount } : {}),
     tags: run.tags ?? {},
     context: run.context ?? [],
-    source: { bucket: run.source.bucket, key: run.source.key, version: run.source.version },
+    source: runSource(run.source),
   };
+}
+
+/** The part of an object version a client is shown: the store's event bookkeeping (sequencer, eTag) stays behind. */
+export function runSource(ref: ObjectRef): RunSource {
+  return { bucket: ref.bucket, key: ref.key, version: ref.version };
 }

@@ -3,10 +3,11 @@
  * The local lab runs these when it starts on an existing data folder; each is
  * idempotent and touches only items that lack what it adds.
  */
-import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { devicePk, deviceSk, RUN_META_SK } from './keys.ts';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { devicePk, deviceSk, MIGRATIONS_PK, migrationSk, RUN_META_SK } from './keys.ts';
 import { isConditionFailure, type Store } from './store.ts';
 import { deviceItem, packSeriesMeans, type StoredSeries } from './records.ts';
+import { settleVersions } from './uploads.ts';
 
 /**
  * iostat run METAs indexed under their upload's label (IostatRunItem.gsi1pk)
@@ -56,4 +57,39 @@ export async function indexIostatRunsByLabel(store: Store): Promise<number> {
 
 function ignoreConditionFailure(error: unknown): void {
   if (!isConditionFailure(error)) throw error;
+}
+
+const UPLOAD_STATES = 'upload-states-v1';
+
+/**
+ * Upload records written before versions could be `replaced`: an overwritten
+ * key's older versions stayed `ready` (or ended `ready`, "superseded"), and a
+ * deleted key's versions kept their last state, all listed as current. Each
+ * key is settled once against its OBJECT pointer (settleVersions), then a
+ * marker item records that the table is upgraded. Returns how many keys were
+ * settled (0 when the marker was there).
+ */
+export async function settleUploadStates(store: Store, now: string): Promise<number> {
+  const marker = { pk: MIGRATIONS_PK, sk: migrationSk(UPLOAD_STATES) };
+  const done = await store.db.send(new GetCommand({ TableName: store.tableName, Key: marker, ConsistentRead: true }));
+  if (done.Item) return 0;
+  const keys = new Map<string, { bucket: string; key: string }>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(
+      new ScanCommand({
+        TableName: store.tableName,
+        FilterExpression: '#type = :upload',
+        ExpressionAttributeNames: { '#type': 'type', '#bucket': 'bucket', '#key': 'key' },
+        ExpressionAttributeValues: { ':upload': 'upload' },
+        ProjectionExpression: '#bucket, #key',
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) keys.set(`${item['bucket']}/${item['key']}`, { bucket: item['bucket'] as string, key: item['key'] as string });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  for (const { bucket, key } of keys.values()) await settleVersions(store, bucket, key, now);
+  await store.db.send(new PutCommand({ TableName: store.tableName, Item: { ...marker, type: 'migration', doneAt: now } }));
+  return keys.size;
 }

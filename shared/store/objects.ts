@@ -35,14 +35,15 @@ export async function currentObject(store: Store, bucket: string, key: string): 
  * Make this version (or a deletion) the key's current state if it is newer than
  * what is recorded, and return the versions whose runs must now go: the one it
  * replaced, and any an earlier attempt left pending. `stale` when a newer event
- * already won (events arrive out of order). Call finishPending once they are removed.
+ * already won (events arrive out of order), with the state that won. Call
+ * finishPending once they are removed.
  */
-export async function makeCurrent(store: Store, object: ObjectRef, runCount: number, deleted: boolean): Promise<{ stale: true } | { stale: false; pending: VersionRuns[] }> {
+export async function makeCurrent(store: Store, object: ObjectRef, runCount: number, deleted: boolean): Promise<{ stale: true; by: CurrentObject } | { stale: false; pending: VersionRuns[] }> {
   const sequencer = sortableSequencer(object.sequencer);
   // Read, decide, write on condition that nothing changed; a lost race reads again.
   for (let attempt = 0; attempt < 10; attempt++) {
     const existing = await currentObject(store, object.bucket, object.key);
-    if (existing && existing.sequencer > sequencer) return { stale: true };
+    if (existing && existing.sequencer > sequencer) return { stale: true, by: existing };
     if (existing && existing.sequencer === sequencer && existing.version === object.version && existing.deleted === deleted) {
       // This very event was applied already (a replay or a concurrent copy).
       return { stale: false, pending: existing.pending ?? [] };

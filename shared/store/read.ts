@@ -46,15 +46,15 @@
  * observations (MAX_OBSERVATIONS) per selector are capped the same way.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { RunDetail } from '../api.ts';
+import type { RunDetail, RunInfo, SeriesInfo } from '../api.ts';
 import { diskperfColumnsObservation, diskperfObservation, iostatObservation, type Observation } from '../comparison/observations.ts';
 import type { Format } from '../model.ts';
 import { nativeInLabel } from '../labels.ts';
 import { exactPattern, globMatches, matches, planSelector, termMatches, type Pattern, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
 import { DEVICES_PK, runPk, RUN_META_SK, tagKey } from './keys.ts';
-import type { LabelPlan } from './listings.ts';
-import { runRecord, unpackRows, unpackSeriesMeans, type DeviceItem, type RunItem, type SeriesItem, type SeriesMeans } from './records.ts';
+import { runSource, type LabelPlan } from './listings.ts';
+import { diskperfRows, unpackRows, unpackSeriesMeans, type DeviceItem, type RunItem, type SeriesItem, type SeriesMeans } from './records.ts';
 import {
   batchGetItems,
   CONCURRENCY,
@@ -98,8 +98,44 @@ async function getRunMeta(store: ReadStore, runId: string): Promise<RunItem | un
 export async function getRun(store: ReadStore, runId: string): Promise<RunDetail | undefined> {
   const run = await getRunMeta(store, runId);
   if (run === undefined) return undefined;
-  if (run.format !== 'iostat') return { run: runRecord(run), series: [] };
-  return { run, series: await seriesItems(store, runId, MAX_SERIES_IN_DETAIL) };
+  if (run.format !== 'iostat') return { run: runInfo(run), series: [] };
+  const mounts = new Map((run.series ?? []).flatMap((s) => (s.mount !== undefined ? [[s.native, s.mount] as const] : [])));
+  const series = await seriesItems(store, runId, MAX_SERIES_IN_DETAIL);
+  return { run: runInfo(run), series: series.map((s) => seriesInfo(s, mounts.get(s.native))) };
+}
+
+/**
+ * A run's META as GET /runs/{id} documents it (shared/api.ts RunInfo), field
+ * by field: whatever else the item holds (keys, index attributes, packed
+ * columns) stays in the store, including attributes added later.
+ */
+function runInfo(item: RunItem): RunInfo {
+  const facts = {
+    runId: item.runId,
+    label: item.label,
+    index: item.index,
+    platform: item.platform,
+    dialect: item.dialect,
+    name: item.name,
+    ...(item.host !== undefined ? { host: item.host } : {}),
+    time: item.time,
+    ...(item.from !== undefined ? { from: item.from } : {}),
+    ...(item.to !== undefined ? { to: item.to } : {}),
+    tags: item.tags ?? {},
+    context: item.context ?? [],
+    source: runSource(item.source),
+    startLine: item.startLine,
+    endLine: item.endLine,
+    warnings: item.warnings ?? [],
+    ingestedAt: item.ingestedAt,
+  };
+  if (item.format === 'diskperf') return { ...facts, format: 'diskperf', meta: item.meta, columns: item.columns, rows: diskperfRows(item) };
+  return { ...facts, format: 'iostat', meta: item.meta, columns: item.columns, reports: item.reports, seriesCount: item.seriesCount };
+}
+
+/** One SERIES item as RunDetail documents it (shared/api.ts SeriesInfo), field by field. */
+function seriesInfo(item: SeriesItem, mount: string | undefined): SeriesInfo {
+  return { device: item.device, native: item.native, ...(mount !== undefined ? { mount } : {}), sampleCount: item.sampleCount, summary: item.summary };
 }
 
 /**

@@ -6,10 +6,24 @@ import { DISKPERF_METRICS, type DiskperfMetric, type IostatMetric } from '../met
 import type { DiskperfRun, IostatColumn, IostatRun, IostatSample, MetricSummary, Run } from '../model.ts';
 import { seriesLabel } from '../labels.ts';
 import { metricValues } from '../parsers/iostat-layout.ts';
-import { chunkSk, devicePk, DEVICES_PK, deviceSk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, tagKey, uploadPk, uploadSk } from './keys.ts';
+import { chunkSk, devicePk, DEVICES_PK, deviceSk, pastStatusPk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, tagKey, uploadPk, uploadSk } from './keys.ts';
 
-export const UPLOAD_STATUSES = ['processing', 'ready', 'failed', 'deleted'] as const;
+/**
+ * What became of an object version: `processing`, then `ready` (its runs) or
+ * `failed`; `replaced` once a newer version of its key is current (its runs
+ * removed), `deleted` once its key (or the version itself) was deleted.
+ */
+export const UPLOAD_STATUSES = ['processing', 'ready', 'failed', 'replaced', 'deleted'] as const;
 export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
+/** The statuses a key's current state can have: a replaced version is history only. */
+export const CURRENT_STATUSES = UPLOAD_STATUSES.filter((s) => s !== 'replaced');
+/** The statuses a record that is history only can have: replaced, or a deleted key's older version. */
+export const PAST_STATUSES = ['replaced', 'deleted'] as const satisfies readonly UploadStatus[];
+
+/** The byStatus partition a record is listed under: its key's current state, or its history only. */
+export function statusPartition(status: UploadStatus, current: boolean): string {
+  return current && status !== 'replaced' ? statusPk(status) : pastStatusPk(status);
+}
 
 /** One S3 object version as the pipeline saw it. */
 export interface ObjectRef {
@@ -36,9 +50,17 @@ export interface UploadRecord extends ObjectRef {
   /** The first MAX_LISTED_RUNS run ids (all of them are runIdsOf(bucket, key, version, runCount)). */
   runIds: string[];
   runCount: number;
-  /** Failed: what went wrong, for a person to act on; line 0 when not about a line. */
+  /**
+   * What went wrong (failed) or became of it, for a person to act on: short, the
+   * line said in it when there is one, never the key (printers say it).
+   */
   message?: string;
+  /** The line the message is about; 0 when not about a line (never printed). */
   line?: number;
+  /** The whole text behind `message` (a parser's full explanation, the last error). */
+  details?: string;
+  /** Replaced: the version (as `version` names it) that replaced this one. */
+  replacedBy?: string;
   format?: string;
   device?: string;
   tags?: Record<string, string>;
@@ -68,7 +90,7 @@ export function uploadRecord(object: ObjectRef, status: UploadStatus, fields: Pa
     type: 'upload',
     status,
     updatedAt: now,
-    gsi2pk: statusPk(status),
+    gsi2pk: statusPartition(status, true),
     gsi2sk: statusSk(now, bucket, key, version),
   };
 }
@@ -104,6 +126,12 @@ interface RunItemBase {
   source: ObjectRef;
   /** When the run was measured if the log says, else when it was ingested. */
   time: string;
+  /**
+   * The samples' own time range (a diskperf run: its start alone), as
+   * samplesTime gives it; absent when the log prints no times.
+   */
+  from?: string;
+  to?: string;
   ingestedAt: string;
 }
 
@@ -392,6 +420,46 @@ export interface RunContext {
   ingestedAt: string;
 }
 
+/** The first and last time of a run's samples (TimeSpan.to absent: it has one time). */
+export interface TimeSpan {
+  from: string;
+  to?: string;
+}
+
+/**
+ * A time of the log as a listing shows it: in UTC when the log gave a zone or
+ * an offset (so times of different labs compare), else as printed, with no
+ * zone (the measuring host's clock, which the log does not place).
+ */
+export function samplesTime(iso: string): string {
+  if (!/(Z|[+-]\d{2}:\d{2})$/.test(iso)) return iso;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? iso : new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/** The span of these times (in samplesTime form; undefined ones skipped), or undefined when there are none. */
+export function spanOf(times: Iterable<string | undefined>): TimeSpan | undefined {
+  let from: string | undefined;
+  let to: string | undefined;
+  for (const time of times) {
+    if (time === undefined) continue;
+    const t = samplesTime(time);
+    if (from === undefined || t < from) from = t;
+    if (to === undefined || t > to) to = t;
+  }
+  if (from === undefined) return undefined;
+  return to !== from ? { from, to: to! } : { from };
+}
+
+/** The span of several (the series of one run). */
+export const joinSpans = (spans: Iterable<TimeSpan | undefined>) => spanOf([...spans].flatMap((s) => (s === undefined ? [] : [s.from, s.to])));
+
+function* sampleTimes(run: IostatRun): Generator<string | undefined> {
+  for (const series of run.series) for (const sample of series.samples ?? []) yield sample.time;
+}
+
+const spanFields = (span: TimeSpan | undefined) => (span === undefined ? {} : { from: span.from, ...(span.to !== undefined ? { to: span.to } : {}) });
+
 function base(run: Run, ctx: RunContext): Omit<RunItemBase, 'format' | 'platform'> {
   const host = run.meta.host;
   const startedAt = run.format === 'diskperf' ? run.meta.startedAt : undefined;
@@ -412,6 +480,7 @@ function base(run: Run, ctx: RunContext): Omit<RunItemBase, 'format' | 'platform
     warnings: run.warnings,
     source: ctx.source,
     time: startedAt ?? ctx.ingestedAt,
+    ...spanFields(spanOf([startedAt])),
     ingestedAt: ctx.ingestedAt,
   };
 }
@@ -430,10 +499,20 @@ export function diskperfRunItem(run: DiskperfRun, ctx: RunContext): DiskperfRunI
   };
 }
 
-export function iostatRunItem(run: IostatRun, ctx: RunContext, chunksOf: (native: string) => number): { run: IostatRunItem; series: SeriesItem[] } {
+/**
+ * `span`: the samples' time range when they streamed past (ChunkBuilder.span
+ * of each series, joined with joinSpans); without it, taken from the samples
+ * the run holds.
+ */
+export function iostatRunItem(
+  run: IostatRun,
+  ctx: RunContext,
+  chunksOf: (native: string) => number,
+  span = spanOf(sampleTimes(run)),
+): { run: IostatRunItem; series: SeriesItem[] } {
   const item = base(run, ctx);
   const firstTime = run.series.find((s) => s.samples?.[0]?.time)?.samples?.[0]?.time;
-  const time = firstTime ?? item.time;
+  const time = firstTime ?? span?.from ?? item.time;
   const stored: StoredSeries[] = run.series.map((s) => ({
     native: s.device,
     device: seriesLabel(ctx.label, s.device),
@@ -445,6 +524,7 @@ export function iostatRunItem(run: IostatRun, ctx: RunContext, chunksOf: (native
   const runItem: IostatRunItem = {
     ...item,
     time,
+    ...spanFields(span),
     format: 'iostat',
     platform: run.platform,
     meta: run.meta,
@@ -492,6 +572,9 @@ export class ChunkBuilder {
   private lines: number[] = [];
   /** Per sample, from the first sample that has a time (undefined before it). */
   private times: (string | undefined)[] | undefined;
+  /** The first and last sample time over every chunk (log order is time order): the series' span. */
+  private firstTime: string | undefined;
+  private lastTime: string | undefined;
   /** Printed columns in order of first appearance; a sample without the column leaves a hole. */
   private columns = new Map<string, (number | undefined)[]>();
   chunks = 0;
@@ -511,7 +594,11 @@ export class ChunkBuilder {
     }
     this.reports.push(sample.report);
     this.lines.push(sample.line);
-    if (sample.time !== undefined) (this.times ??= [])[i] = sample.time;
+    if (sample.time !== undefined) {
+      (this.times ??= [])[i] = sample.time;
+      this.firstTime ??= sample.time;
+      this.lastTime = sample.time;
+    }
     const raw = sample.raw;
     for (const name in raw) {
       let values = this.columns.get(name);
@@ -519,6 +606,11 @@ export class ChunkBuilder {
       values[i] = raw[name];
     }
     return this.count >= this.size ? this.take() : undefined;
+  }
+
+  /** The time range of every sample added (for iostatRunItem, through joinSpans). */
+  get span(): TimeSpan | undefined {
+    return spanOf([this.firstTime, this.lastTime]);
   }
 
   /** The last, partial chunk, if any. */

@@ -87,10 +87,13 @@ export interface RunHead {
   context: string[];
   source: ObjectRef;
   time: string;
+  /** The samples' time range (RunItemBase.from/to): listings show it beside a series. */
+  from?: string;
+  to?: string;
   reports?: number;
 }
 
-export const HEAD_ATTRIBUTES = ['runId', 'format', 'platform', 'label', 'name', 'host', 'tags', 'context', 'source', 'time', 'reports'] as const;
+export const HEAD_ATTRIBUTES = ['runId', 'format', 'platform', 'label', 'name', 'host', 'tags', 'context', 'source', 'time', 'from', 'to', 'reports'] as const;
 
 // ---------------------------------------------------------------- low level
 

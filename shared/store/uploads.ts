@@ -5,12 +5,15 @@
  * ends it `ready` or `failed`. Whoever ends a claimed version that no delivery
  * will finish (the dead-letter handler, the sweeper) takes the claim first, so
  * a delivery still running learns at its next note that it lost the version.
+ * Once a version is settled, only settleVersions changes it: `replaced` when a
+ * newer version of its key is current, `deleted` when its key was deleted.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { isConditionFailure, type Store } from './store.ts';
-import { statusPk, statusSk, uploadPk, uploadSk } from './keys.ts';
-import { uploadRecord, type ObjectRef, type UploadRecord, type UploadStatus } from './records.ts';
+import { isConditionFailure, queryPages, type Store } from './store.ts';
+import { pastStatusPk, sortableSequencer, statusSk, uploadPk, uploadSk } from './keys.ts';
+import { currentObject, type CurrentObject } from './objects.ts';
+import { statusPartition, uploadRecord, type ObjectRef, type UploadRecord, type UploadStatus } from './records.ts';
 
 /** A delivery's hold on a `processing` version: ended by another, it can no longer write. */
 export interface Claim {
@@ -180,7 +183,7 @@ export function objectOf(record: UploadRecord): ObjectRef {
  * End a claimed version: ready or failed, with what a person needs to know.
  * ClaimLost when another step ended it meanwhile (nothing is written then).
  */
-export async function finishUpload(store: Store, claim: Claim, status: 'ready' | 'failed', fields: Partial<UploadRecord>, now: string): Promise<UploadRecord> {
+export async function finishUpload(store: Store, claim: Claim, status: Exclude<UploadStatus, 'processing'>, fields: Partial<UploadRecord>, now: string): Promise<UploadRecord> {
   const { object } = claim;
   const previous = await getUpload(store, object.bucket, object.key, object.version);
   if (previous?.status !== 'processing' || previous.claim !== claim.token) throw await claimLost(store, object);
@@ -203,20 +206,121 @@ export async function finishUpload(store: Store, claim: Claim, status: 'ready' |
   return record;
 }
 
-/** Set the status of an existing record (a version whose key was deleted). */
-export async function setUploadStatus(store: Store, bucket: string, key: string, version: string, status: UploadStatus, message: string, now: string): Promise<void> {
+/** What settleVersions reads of a record. */
+const SETTLE_ATTRIBUTES = ['pk', 'sk', 'bucket', 'key', 'version', 'status', 'sequencer', 'updatedAt', 'gsi2pk', 'message', 'details'] as const;
+type Settled = Pick<UploadRecord, (typeof SETTLE_ATTRIBUTES)[number]>;
+
+/** A settled record's new status, and whether it stays its key's current state in the listing. */
+interface Restatement {
+  status: 'replaced' | 'deleted';
+  current: boolean;
+  message: string;
+  replacedBy?: string;
+}
+
+/**
+ * Bring every settled record of a key in line with the key's current state
+ * (its OBJECT pointer): older versions than the current one become `replaced`
+ * (naming it), every version of a deleted key `deleted`, the newest of them
+ * alone listed as the key's current state. Records still `processing` are left
+ * to their delivery, which ends them the same way and settles again. Each write
+ * holds only if the record is as it was read; a pointer that moved meanwhile is
+ * read again. Idempotent: a record already right is not written.
+ */
+export async function settleVersions(store: Store, bucket: string, key: string, now: string): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const pointer = await currentObject(store, bucket, key);
+    if (pointer === undefined) return;
+    // A deleted key's replaced versions become deleted too; otherwise replaced ones are settled for good.
+    const records = await openRecords(store, bucket, key, pointer.deleted ? ['deleted'] : ['replaced', 'deleted']);
+    const changes = pointer.deleted ? deletedKey(records) : replacedBy(records, pointer);
+    for (const [record, change] of changes) await restate(store, record, change, now);
+    const after = await currentObject(store, bucket, key);
+    if (after?.version === pointer.version && after.sequencer === pointer.sequencer && after.deleted === pointer.deleted) return;
+  }
+}
+
+/** A key's records but those in the PAST partitions of `settled` (history that this state leaves as it is). */
+async function openRecords(store: Store, bucket: string, key: string, settled: readonly UploadStatus[]): Promise<Settled[]> {
+  const records: Settled[] = [];
+  const skipped = Object.fromEntries(settled.map((status, i) => [`:past${i}`, pastStatusPk(status)]));
+  const pages = queryPages<Settled>(store, {
+    KeyConditionExpression: 'pk = :pk',
+    FilterExpression: `NOT (gsi2pk IN (${Object.keys(skipped).join(', ')}))`,
+    ExpressionAttributeValues: { ':pk': uploadPk(bucket, key), ...skipped },
+    ProjectionExpression: SETTLE_ATTRIBUTES.map((_, i) => `#s${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(SETTLE_ATTRIBUTES.map((a, i) => [`#s${i}`, a])),
+    ConsistentRead: true,
+  });
+  for await (const page of pages) records.push(...page);
+  return records;
+}
+
+const isSettled = (r: Settled) => r.status !== 'processing';
+
+/** Under a current version: the older ready or failed ones are replaced by it; a deleted version other than it is history. */
+function replacedBy(records: readonly Settled[], pointer: CurrentObject): [Settled, Restatement][] {
+  const changes: [Settled, Restatement][] = [];
+  for (const r of records.filter(isSettled)) {
+    if (r.version === pointer.version) continue;
+    if (r.status === 'deleted') changes.push([r, { status: 'deleted', current: false, message: r.message ?? DELETED_MESSAGE }]);
+    else if (r.status !== 'replaced' && sortableSequencer(r.sequencer) <= pointer.sequencer) {
+      changes.push([r, { status: 'replaced', current: false, message: `replaced by version ${pointer.version}; its runs were removed`, replacedBy: pointer.version }]);
+    }
+  }
+  return changes;
+}
+
+const DELETED_MESSAGE = 'the key was deleted; its runs were removed';
+
+/** Under a deletion: every settled version deleted, the newest listed as the key's state. */
+function deletedKey(records: readonly Settled[]): [Settled, Restatement][] {
+  const settled = records.filter(isSettled);
+  const newest = settled.reduce<Settled | undefined>((best, r) => (best === undefined || newerThan(r, best) ? r : best), undefined);
+  return settled
+    .map((r): [Settled, Restatement] => [r, { status: 'deleted', current: r === newest, message: r.status === 'deleted' ? (r.message ?? DELETED_MESSAGE) : DELETED_MESSAGE }])
+    .filter(([r, change]) => r.status !== change.status || r.gsi2pk !== statusPartition(change.status, change.current));
+}
+
+/** Versions order by their S3 sequencer; the same sequencer (none given) by when they were last updated. */
+function newerThan(a: Settled, b: Settled): boolean {
+  const [x, y] = [sortableSequencer(a.sequencer), sortableSequencer(b.sequencer)];
+  return x !== y ? x > y : a.updatedAt > b.updatedAt;
+}
+
+/** Write a settled record's new status, if it is still as read; its former message stays in `details`. */
+async function restate(store: Store, record: Settled, change: Restatement, now: string): Promise<void> {
+  const details = record.details ?? (record.message !== undefined && record.message !== change.message ? record.message : undefined);
   try {
     await store.db.send(
       new UpdateCommand({
         TableName: store.tableName,
-        Key: { pk: uploadPk(bucket, key), sk: uploadSk(version) },
-        UpdateExpression: 'SET #status = :status, #message = :message, updatedAt = :now, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
-        ConditionExpression: 'attribute_exists(pk)',
+        Key: { pk: record.pk, sk: record.sk },
+        UpdateExpression: `SET #status = :status, #message = :message, updatedAt = :now, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk${details !== undefined ? ', details = :details' : ''}${change.replacedBy !== undefined ? ', replacedBy = :by' : ''} REMOVE line`,
+        ConditionExpression: '#status = :seen AND updatedAt = :seenAt',
         ExpressionAttributeNames: { '#status': 'status', '#message': 'message' },
-        ExpressionAttributeValues: { ':status': status, ':message': message, ':now': now, ':gsi2pk': statusPk(status), ':gsi2sk': statusSk(now, bucket, key, version) },
+        ExpressionAttributeValues: {
+          ':status': change.status,
+          ':message': change.message,
+          ':now': now,
+          ':gsi2pk': statusPartition(change.status, change.current),
+          ':gsi2sk': statusSk(now, record.bucket, record.key, record.version),
+          ':seen': record.status,
+          ':seenAt': record.updatedAt,
+          ...(details !== undefined ? { ':details': details } : {}),
+          ...(change.replacedBy !== undefined ? { ':by': change.replacedBy } : {}),
+        },
       }),
     );
   } catch (error) {
+    // Changed since it was read: whoever changed it settles the key again.
     if (!isConditionFailure(error)) throw error;
   }
+}
+
+/** A version deleted on its own (`delete-object --version-id`, not the current one): `deleted`, and history only. */
+export async function markVersionDeleted(store: Store, bucket: string, key: string, version: string, now: string): Promise<void> {
+  const record = await getUpload(store, bucket, key, version);
+  if (record === undefined || record.status === 'processing' || record.status === 'deleted') return;
+  await restate(store, record, { status: 'deleted', current: false, message: 'this version was deleted; it was not the current one' }, now);
 }

@@ -42,9 +42,24 @@ const RUNS: RunListing[] = [
     name: 'scsi2sd_redux',
     host: 'IRIS',
     time: '2020-04-03T21:10:13Z',
+    from: '2020-04-03T21:10:13Z',
     tags: { interface: 'SCSI' },
     context: ['diskperf -W -n scsi2sd_redux -c 1G -t 60 /tmp/testpath'],
     source: { bucket: 'drop', key: 'scsi2sd/redux.txt', version: 'v1' },
+  },
+  {
+    runId: 'r-x4100-0',
+    device: 'x4100',
+    format: 'iostat',
+    name: '',
+    time: '2026-11-30T10:00:00Z',
+    from: '2026-11-30T10:00:00Z',
+    to: '2026-11-30T10:45:00Z',
+    reports: 10,
+    disks: 5,
+    tags: { interface: 'SAS', rpm: '10000' },
+    context: ['tunefs -a 32 /opt', 'dd if=/dev/zero of=/opt/q1 bs=1024k', 'iostat -xnz 5 2'],
+    source: { bucket: 'drop', key: 'x4100/maxcontig.txt', version: 'v1' },
   },
 ];
 
@@ -267,14 +282,15 @@ describe('devices and runs', () => {
     expect(JSON.parse((await run('devices', '--json', '--api', api.url)).out)).toEqual({ devices: DEVICES });
   });
 
-  it('runs: filters go to the API; the table shows id, device, format, name/host, time and key', async () => {
+  it('runs: filters go to the API; the table shows id, device (an iostat run\'s disks), format, host, the samples\' time range in UTC, context, tags and key', async () => {
     const { code, out } = await run('runs', '--device', 'scsi*', '--format', 'diskperf', '--api', `${api.url}/`);
     expect(code).toBe(0);
     expect(api.requests.at(-1)).toMatchObject({ path: '/runs', query: { device: 'scsi*', format: 'diskperf' } });
     expect(out.split('\n')).toEqual([
-      'run id     device         format    name/host             time                  key',
-      'r-redux-0  scsi2sd_redux  diskperf  scsi2sd_redux @ IRIS  2020-04-03T21:10:13Z  scsi2sd/redux.txt',
-      '1 run',
+      'run id     device           format    host  measured                    context                                   tags                     key',
+      'r-redux-0  scsi2sd_redux    diskperf  IRIS  2020-04-03 21:10:13 UTC     diskperf -W -n scsi2sd_redux -c 1G -t 6…  interface=SCSI           scsi2sd/redux.txt',
+      'r-x4100-0  x4100 (5 disks)  iostat    -     2026-11-30 10:00–10:45 UTC  tunefs -a 32 /opt; dd if=/dev/zero of=/…  interface=SAS,rpm=10000  x4100/maxcontig.txt',
+      '2 runs',
     ]);
     expect((await run('runs', '--format', 'iostat', '--api', api.url)).out).toBe('no runs match format iostat');
   });

@@ -9,14 +9,17 @@ import '../support/quiet.ts';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SQSBatchResponse } from 'aws-lambda';
 import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.ts';
+import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
+import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
 import { startHttpServer, type ApiHandler } from '../../infra/local/http.ts';
 import { ROUTES, type DeviceEntry, type RunListing } from '../../shared/api.ts';
-import type { DiskperfRun } from '../../shared/model.ts';
+import type { DiskperfRun, IostatRun } from '../../shared/model.ts';
 import { parseText } from '../../shared/parsers/index.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { runId } from '../../shared/store/keys.ts';
-import { deviceItem, diskperfRunItem } from '../../shared/store/records.ts';
+import { deviceItem, diskperfRunItem, iostatRunItem, runTagItems } from '../../shared/store/records.ts';
 import { runCli } from '../../cli/program.ts';
 import { startEmulators, type Emulators } from '../support/emulators.ts';
 import { fixture } from '../support/fixtures.ts';
@@ -55,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   setApiDeps(undefined);
+  setIngestDeps(undefined);
   await new Promise<void>((resolve) => {
     server?.close(() => resolve());
     server?.closeAllConnections();
@@ -153,3 +157,96 @@ describe('benchdrop runs', () => {
   });
 });
 
+
+describe('benchdrop runs on real uploads', () => {
+  // A table of its own: the paging tests above count every run of theirs.
+  const table = 'real-uploads';
+  const sequencer = sequencerGenerator(0x3000000000000n);
+  const X4100_KEY = 'x4100/solaris-10-x4100-sas-maxcontig.iostat.txt';
+
+  /** Puts the object in s3rver and runs the ingest handler on its S3 event, as the lab does. */
+  async function ingest(key: string, body: Uint8Array, metadata: Record<string, string> = {}): Promise<void> {
+    const put = await env.put(key, body, { metadata });
+    const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag, sequencer: sequencer() });
+    expect((await ingestHandler(sqsEvent([event]), lambdaContext())) as SQSBatchResponse).toEqual({ batchItemFailures: [] });
+  }
+
+  beforeAll(async () => {
+    await env.createTable(table);
+    setIngestDeps({ ...env.deps, tableName: table });
+    await ingest(X4100_KEY, fixture('solaris/solaris-10-x4100-sas-maxcontig.iostat.txt'), { tags: 'interface=SAS;rpm=10000' });
+    await ingest('fedora/linux.txt', fixture('linux/linux-sysstat-12.5.4-x.txt'), { device: 'fedora' });
+    await ingest('irix-indy-scsi2sd-redux.diskperf.txt', fixture('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt'));
+    // A Solaris -T u log (epoch stamps, so UTC), its run built by the store's record builder from the parsed samples.
+    const text = fixture('solaris/solaris-10-xn-Tu.iostat.txt').toString('utf8');
+    const run = (await parseText(text, 'tu.txt')).runs[0] as IostatRun;
+    const key = 'tu/tu.txt';
+    const items = iostatRunItem(run, { runId: runId(env.bucket, key, 'v1', 0), label: 'tu', tags: {}, source: { bucket: env.bucket, key, version: 'v1' }, ingestedAt: '2031-01-01T00:00:00.000Z' }, () => 0);
+    const writer = new BatchWriter(env.db, table);
+    for (const item of [...items.series, ...runTagItems(items.run), items.run]) writer.put(item);
+    for (const label of ['tu', ...items.series.map((s) => s.device)]) writer.put(deviceItem(label, 'iostat', items.run.ingestedAt, 'v1'));
+    await writer.flush();
+    setApiDeps({ s3: env.s3, db: env.db, tableName: table, bucket: env.bucket, maxUploadBytes: 10_000_000 });
+  }, 60_000);
+
+  afterAll(() => {
+    setApiDeps({ s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: 10_000_000 });
+    setIngestDeps(env.deps);
+  });
+
+  /** The table's rows by column name (the header's words; "run id" is `id`). */
+  const rowsOf = (lines: string[]) => {
+    const header = lines[0]!;
+    const starts = ['run id', 'device', 'format', 'host', 'measured', 'context', 'tags', 'key'].map((name) => header.indexOf(name));
+    expect(starts.every((start, i) => start >= 0 && (i === 0 || start > starts[i - 1]!))).toBe(true);
+    return lines.slice(1, -1).map((line) => {
+      const cells = starts.map((start, i) => line.slice(start, starts[i + 1]).trim());
+      const [id, device, format, host, measured, context, tags, key] = cells as [string, string, string, string, string, string, string, string];
+      return { id, device, format, host, measured, context, tags, key };
+    });
+  };
+
+  it('a row per run, counted as runs: a 5-disk iostat upload of 4 runs is 4 rows, with host, samples\' time range, context and tags', async () => {
+    const { code, err, lines } = await run('runs');
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const rows = rowsOf(lines);
+    // 4 x4100 runs, the Linux run, the diskperf run and the -T u run.
+    expect(rows).toHaveLength(7);
+    expect(lines.at(-1)).toBe('7 runs');
+    expect(new Set(rows.map((r) => r.id)).size).toBe(7);
+
+    const x4100 = rows.filter((r) => r.key === X4100_KEY);
+    expect(x4100.map((r) => r.device)).toEqual(Array(4).fill('x4100 (5 disks)'));
+    // The context lines typed before each run, and the upload's tags.
+    expect(x4100.map((r) => r.context).sort()).toEqual(['tunefs -a 1 /opt', 'tunefs -a 16 /opt', 'tunefs -a 32 /opt; dd if=/dev/zero of=/…', 'tunefs -a 8 /opt']);
+    expect(x4100.every((r) => r.tags === 'interface=SAS,rpm=10000' && r.format === 'iostat')).toBe(true);
+    // Solaris iostat -xnz prints no host and no times: said as unknown, not filled with the ingest time.
+    expect(x4100.every((r) => r.host === '-' && r.measured === '-')).toBe(true);
+
+    // The host from the Linux banner, `Linux 5.15.0-91-generic (myhost) ...`.
+    expect(rows.find((r) => r.key === 'fedora/linux.txt')).toMatchObject({ device: 'fedora (3 disks)', host: 'myhost', tags: '-' });
+    // diskperf: the header's date, which IRIX prints without a zone.
+    expect(rows.find((r) => r.device === 'scsi2sd_redux')).toMatchObject({ host: 'IRIS', measured: '2020-04-03 21:10:13 local', context: 'diskperf -W -n scsi2sd_redux -c 1G -t 6…' });
+    // Epoch stamps are UTC: the first and last report, marked so.
+    expect(rows.find((r) => r.key === 'tu/tu.txt')).toMatchObject({ device: 'tu (2 disks)', measured: '2014-03-06 10:00:00–10:00:10 UTC', context: 'iostat -xn -T u 5 3' });
+  });
+
+  it('--json carries the same, in full: host, context, tags and the time range in ISO 8601', async () => {
+    const { code, out } = await run('runs', '--device', 'tu', '--json');
+    expect(code).toBe(0);
+    const [tu] = (JSON.parse(out) as { runs: RunListing[] }).runs;
+    expect(tu).toMatchObject({ device: 'tu', from: '2014-03-06T10:00:00Z', to: '2014-03-06T10:00:10Z', reports: 3, disks: 2, context: ['iostat -xn -T u 5 3'] });
+  });
+
+  it('disk labels named by a pattern: a row per disk, and the count says how many runs they are', async () => {
+    const { code, lines } = await run('runs', '--device', 'x4100/*');
+    expect(code).toBe(0);
+    const rows = rowsOf(lines);
+    expect(rows).toHaveLength(20);
+    expect(new Set(rows.map((r) => r.device))).toEqual(new Set(['d10', 'd11', 'd12', 'c0t0d0', 'c0t1d0'].map((d) => `x4100/${d}`)));
+    expect(lines.at(-1)).toBe('20 rows: 4 runs, a row per disk');
+    // One disk named: one row per run again.
+    expect((await run('runs', '--device', 'x4100/c0t0d0')).lines.at(-1)).toBe('4 runs');
+  });
+});

@@ -168,15 +168,16 @@ describe('upload --wait', () => {
 
   it('prints ready and failed records and exits 1 when one failed', async () => {
     records.set('wait/ok.txt', [{ status: 'processing' }, { status: 'ready', runCount: 2, runIds: ['r0', 'r1'] }]);
-    records.set('wait/bad.txt', [{ status: 'processing' }, { status: 'processing' }, { status: 'failed', message: 'no diskperf table or iostat header found', line: 7 }]);
+    records.set('wait/bad.txt', [{ status: 'processing' }, { status: 'processing' }, { status: 'failed', message: 'line 7: no diskperf table or iostat header found', line: 7 }]);
     const { code, out } = await run([file('wait/ok.txt'), file('wait/bad.txt'), '--wait'], { api: api.url });
     expect(code).toBe(1);
     const lines = out.split('\n');
     expect(lines).toContain('ready wait/ok.txt: 2 runs');
-    expect(lines).toContain('failed wait/bad.txt: no diskperf table or iostat header found (line 7)');
-    expect(lines.at(-1)).toBe('failed wait/bad.txt: no diskperf table or iostat header found (line 7)');
+    // The key once, the line once (in the message), never "(line N)" after it.
+    expect(lines).toContain('failed wait/bad.txt: line 7: no diskperf table or iostat header found');
+    expect(lines.at(-1)).toBe('failed wait/bad.txt: line 7: no diskperf table or iostat header found');
     expect(polls).toBe(3);
-    expect(api.requests.at(-1)).toMatchObject({ path: '/uploads', query: { limit: String(MAX_PAGE) } });
+    expect(api.requests.at(-1)).toMatchObject({ path: '/uploads', query: { limit: String(MAX_PAGE), history: 'true' } });
   });
 
   it('exits 0 when every file is ready', async () => {

@@ -5,7 +5,8 @@
  * garbage, and a key that would leave the data folder, refused), the API over
  * plain HTTP, the benchdrop CLI as a child process, the ready-to-paste lines the
  * lab prints run through sh as printed, and a restart on the same data folder.
- * Nothing of the lab is imported or mocked here.
+ * Nothing of the lab is imported or mocked here (only two constants: the longest
+ * upload message and the formats a parse error lists).
  *
  * The tests run in order and build on each other. The big log takes the lab
  * ~20 s to ingest (dynalite's writes dominate), so the checks that do not need
@@ -20,6 +21,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail, UploadListing } from '../../shared/api.ts';
 import type { Comparison } from '../../shared/compare.ts';
+import { MAX_MESSAGE_LENGTH } from '../../shared/ingest/deps.ts';
+import { SUPPORTED_FORMATS } from '../../shared/parsers/errors.ts';
 import { solarisIostatLog, writeIops } from '../support/logs.ts';
 import { clientEnv, explain, LabProcess, REPO_ROOT, run, type LabJson, type Ran } from './processes.ts';
 
@@ -227,9 +230,15 @@ describe('the local lab, driven by real clients', () => {
 
     const garbage = byKey.get(KEYS.garbage)!;
     expect(garbage.status, JSON.stringify(garbage)).toBe('failed');
-    expect(garbage.message).toMatch(/binary content/);
-    expect(garbage.message).toContain(`${KEYS.garbage}:${garbage.line}:`);
+    // The record's message is short and about the line, never the key (GET /uploads says the key itself);
+    // `details` keeps the parser's whole text: the key, the line and the formats benchdrop reads.
     expect(garbage.line).toBeGreaterThanOrEqual(1);
+    expect(garbage.message).toBe(`line ${garbage.line}: binary content (a NUL byte); expected a text log (plain or gzip-compressed)`);
+    expect(garbage.message).not.toContain(KEYS.garbage);
+    expect(Array.from(garbage.message!).length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(garbage.details).toBe(
+      `${KEYS.garbage}:${garbage.line}: binary content (a NUL byte); expected a text log (plain or gzip-compressed). benchdrop reads: ${SUPPORTED_FORMATS.join('; ')}.`,
+    );
     expect(garbage.runCount).toBe(0);
 
     const big = byKey.get(KEYS.big)!;

@@ -223,7 +223,7 @@ describe('devices and runs', () => {
     expect(r.body.devices.find((d) => d.label === 'x4100/c0t0d0')?.format).toBe('iostat');
   });
 
-  it('GET /runs filters by device pattern and format, label by label and newest first within one, one entry per diskperf run or iostat series', async () => {
+  it('GET /runs filters by device pattern and format, label by label and newest first within one; disk labels list a run per disk', async () => {
     const scsi = await get<{ runs: RunListing[] }>('/runs', { device: 'scsi2sd_*' });
     expect(scsi.status).toBe(200);
     expect(scsi.body.runs.map((r) => r.device).sort()).toEqual(['scsi2sd_10M_Sync', 'scsi2sd_redux']);
@@ -233,10 +233,12 @@ describe('devices and runs', () => {
       device: 'scsi2sd_redux',
       format: 'diskperf',
       name: 'scsi2sd_redux',
-      host: expect.any(String),
-      time: expect.any(String),
+      host: 'IRIS',
+      time: '2020-04-03T21:10:13',
+      // The header's date, as printed: IRIX gives no zone.
+      from: '2020-04-03T21:10:13',
       tags: {},
-      context: expect.any(Array),
+      context: ['diskperf -W -n scsi2sd_redux -c 1G -t 60 /tmp/testpath'],
       source: { bucket: env.bucket, key: 'irix-indy-scsi2sd-redux.diskperf.txt', version: uploaded.get('irix-indy-scsi2sd-redux.diskperf.txt') },
     });
 
@@ -255,7 +257,10 @@ describe('devices and runs', () => {
     // The upload's label, named exactly, lists its runs whole: one entry a run, as GET /devices lists the label.
     const whole = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100' });
     expect(whole.body.runs.map((r) => r.runId).sort()).toEqual([...idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4)].sort());
-    expect(whole.body.runs.every((r) => r.device === 'x4100' && r.format === 'iostat')).toBe(true);
+    expect(whole.body.runs.every((r) => r.device === 'x4100' && r.format === 'iostat' && r.disks === X4100_NATIVES.length && r.reports === 1)).toBe(true);
+    expect(whole.body.runs.map((r) => r.context).sort()).toEqual([...X4100_CONTEXTS].sort());
+    // The log prints no host and no times: neither is made up (the ingest time is only the order).
+    expect(whole.body.runs.some((r) => r.host !== undefined || r.from !== undefined || r.to !== undefined)).toBe(false);
     expect((await get<{ devices: DeviceEntry[] }>('/devices')).body.devices.map((d) => d.label)).toContain('x4100');
 
     const c0 = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/c0t0d0' });
@@ -267,24 +272,57 @@ describe('devices and runs', () => {
     expect(diskperf.body.runs.map((r) => r.device)).toEqual(expect.arrayContaining(['scsi2sd_redux', 'scsi2sd_10M_Sync', '300G_10K_SGI_Indy']));
     expect(diskperf.body.runs.every((r) => r.format === 'diskperf')).toBe(true);
     expect((await get<{ runs: RunListing[] }>('/runs', { device: '*', limit: '3' })).body.runs).toHaveLength(3);
-    // Tags from the upload's metadata.
+    // Tags from the upload's metadata; the host from the Linux banner, on the run and on a disk's entry alike.
     const fedora = await get<{ runs: RunListing[] }>('/runs', { device: 'fedora-ws/sda' });
-    expect(fedora.body.runs).toEqual([expect.objectContaining({ device: 'fedora-ws/sda', tags: { bus: 'nvme', medium: 'ssd' } })]);
+    expect(fedora.body.runs).toEqual([expect.objectContaining({ device: 'fedora-ws/sda', host: 'fedora-ws', tags: { bus: 'nvme', medium: 'ssd' } })]);
+    expect(fedora.body.runs[0]!.disks).toBeUndefined();
+    const fedoraDisks = (await get<{ devices: DeviceEntry[] }>('/devices')).body.devices.filter((d) => d.label.startsWith('fedora-ws/')).length;
+    expect((await get<{ runs: RunListing[] }>('/runs', { device: 'fedora-ws' })).body.runs).toEqual([
+      expect.objectContaining({ device: 'fedora-ws', host: 'fedora-ws', disks: fedoraDisks, tags: { bus: 'nvme', medium: 'ssd' } }),
+    ]);
   });
 
-  it('GET /runs/{id} returns the META item and its series; 404 for an unknown or half-written run', async () => {
+  it('GET /runs without a device, or with a pattern naming upload labels, lists each run once: an iostat upload of 5 disks and 4 runs is 4 entries', async () => {
+    const x4100Runs = new Set(idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4));
+    const queries: Record<string, string>[] = [{}, { device: '*' }, { device: 'x4*' }, { format: 'iostat' }];
+    for (const query of queries) {
+      const { body } = await get<{ runs: RunListing[] }>('/runs', query);
+      const x4100 = body.runs.filter((r) => x4100Runs.has(r.runId));
+      expect(x4100.map((r) => r.device), JSON.stringify(query)).toEqual(['x4100', 'x4100', 'x4100', 'x4100']);
+      expect(new Set(x4100.map((r) => r.runId))).toEqual(x4100Runs);
+      expect(x4100.every((r) => r.format === 'iostat' && r.disks === X4100_NATIVES.length)).toBe(true);
+      // Every run once, whatever its format.
+      expect(new Set(body.runs.map((r) => r.runId)).size).toBe(body.runs.length);
+    }
+  });
+
+  it('GET /runs/{id} returns the documented run and its series, none of the store\'s keys; 404 for an unknown or half-written run', async () => {
+    const facts = ['runId', 'label', 'index', 'platform', 'dialect', 'name', 'time', 'tags', 'context', 'source', 'startLine', 'endLine', 'warnings', 'ingestedAt', 'format', 'meta', 'columns'];
+    const keysOf = (o: object) => Object.keys(o).sort();
     const [first] = idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 1);
     const r = await get<RunDetail>(`/runs/${first}`);
     expect(r.status).toBe(200);
-    expect(r.body.run).toMatchObject({ runId: first, format: 'iostat', label: 'x4100', context: X4100_CONTEXTS[0], sk: 'META' });
+    expect(keysOf(r.body)).toEqual(['run', 'series']);
+    // Solaris iostat -xnz prints neither a host nor times: the run has neither.
+    expect(keysOf(r.body.run)).toEqual([...facts, 'reports', 'seriesCount'].sort());
+    expect(r.body.run).toMatchObject({ runId: first, format: 'iostat', label: 'x4100', context: X4100_CONTEXTS[0], reports: 1, seriesCount: X4100_NATIVES.length });
+    expect(r.body.run.source).toEqual({ bucket: env.bucket, key: 'x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', version: uploaded.get('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt') });
     expect(r.body.series.map((s) => s.device).sort()).toEqual(X4100_NATIVES.map((n) => `x4100/${n}`).sort());
+    expect(r.body.series.every((s) => keysOf(s).join() === 'device,native,sampleCount,summary')).toBe(true);
     expect(r.body.series.find((s) => s.native === 'c0t0d0')!.summary.write_iops).toMatchObject({ mean: 84.9, count: 1 });
 
     const [redux] = idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1);
     const d = await get<RunDetail>(`/runs/${redux}`);
-    expect(d.body.run.format).toBe('diskperf');
+    expect(keysOf(d.body.run)).toEqual([...facts, 'host', 'from', 'rows'].sort());
+    expect(d.body.run).toMatchObject({ format: 'diskperf', host: 'IRIS', from: '2020-04-03T21:10:13', platform: 'irix' });
     expect(d.body.run.format === 'diskperf' && d.body.run.rows.length).toBe(11);
     expect(d.body.series).toEqual([]);
+
+    const [fedora] = idsOf('fedora/linux-sysstat-12.7.5-x.txt', 1);
+    const f = await get<RunDetail>(`/runs/${fedora}`);
+    expect(f.body.run).toMatchObject({ format: 'iostat', host: 'fedora-ws', name: 'fedora-ws', tags: { bus: 'nvme', medium: 'ssd' } });
+    // Nothing of the store's plumbing, at any depth: keys, index attributes, item types, packed columns.
+    expect(JSON.stringify([r.body, d.body, f.body])).not.toMatch(/"(pk|sk|gsi\d\w*|type|seriesMeans|packedRows|sequencer|eTag)":/);
 
     const unknown = await get<ErrorBody>(`/runs/r${'0'.repeat(24)}`);
     expect(unknown.status).toBe(404);
@@ -485,7 +523,7 @@ describe('bad requests', () => {
     ['an unknown parameter', '/runs', { devices: 'x' }, /^devices: unknown parameter; expected device, format, limit, next$/],
     ['an unknown parameter of /devices', '/devices', { prefix: 'x' }, /^prefix: unknown parameter; expected limit, next$/],
     ['a device pattern with the key separator', '/runs', { device: 'x#y' }, /^device: "x#y": not a device or host pattern \(it holds "#" or a control character/],
-    ['status=lost', '/uploads', { status: 'lost' }, /^status: expected one of processing, ready, failed, deleted \(got "lost"\)$/],
+    ['status=lost', '/uploads', { status: 'lost' }, /^status: expected one of processing, ready, failed, replaced, deleted \(got "lost"\)$/],
   ];
   it.each(cases)('%s -> 400 naming the parameter', async (_name, path, query, message) => {
     const r = await get<ErrorBody>(path, query);
@@ -608,7 +646,7 @@ describe('a parameter given empty counts as not given (over HTTP, URLs as typed)
     expect(noA.body.error.message).toMatch(/^a: expected a selector of at most \d+ characters/);
     const lost = await fetchAs<ErrorBody>('/uploads?status=lost');
     expect(lost.status).toBe(400);
-    expect(lost.body.error.message).toBe('status: expected one of processing, ready, failed, deleted (got "lost")');
+    expect(lost.body.error.message).toBe('status: expected one of processing, ready, failed, replaced, deleted (got "lost")');
     const unknown = await fetchAs<ErrorBody>('/runs?devices=');
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toBe('devices: unknown parameter; expected device, format, limit, next');
@@ -771,13 +809,13 @@ describe('listings over more than a thousand labels', () => {
   it('GET /runs without a device pages across every label: each run once, label by label, newest first within one', async () => {
     await onTable(table, async () => {
       const paged = await allPages<RunListing>('/runs', 'runs', { limit: String(MAX_PAGE) });
-      // One entry per diskperf run and per iostat series; the upload label's own run is listed as its series.
-      const expected = [...HOSTS, ...OTHERS].length + IO_DISKS.length;
+      // One entry per run: the iostat upload's run under its label, its disks' entries skipped.
+      const expected = [...HOSTS, ...OTHERS].length + 1;
       expect(paged.items).toHaveLength(expected);
-      expect(new Set(paged.items.map((r) => `${r.runId} ${r.device}`)).size).toBe(expected);
+      expect(new Set(paged.items.map((r) => r.runId)).size).toBe(expected);
       const devices = paged.items.map((r) => r.device);
       expect(devices).toEqual([...devices].sort());
-      expect(devices.filter((d) => d.startsWith('io-host'))).toEqual(IO_DISKS.map((d) => `io-host/${d}`));
+      expect(paged.items.filter((r) => r.device.startsWith('io-host'))).toEqual([expect.objectContaining({ device: 'io-host', disks: IO_DISKS.length, reports: 3 })]);
       // A page reads a bounded number of labels: more than one page, none over the limit.
       expect(paged.sizes.length).toBeGreaterThan(1);
 
@@ -788,8 +826,10 @@ describe('listings over more than a thousand labels', () => {
       expect(sevens.items.map((r) => r.device)).toEqual(['host-0007']);
       // A filter that drops almost every entry: short (even empty) pages that go on, then the last.
       const iostat = await allPages<RunListing>('/runs', 'runs', { format: 'iostat' });
-      expect(iostat.items.map((r) => r.device)).toEqual(IO_DISKS.map((d) => `io-host/${d}`));
+      expect(iostat.items.map((r) => r.device)).toEqual(['io-host']);
       expect(iostat.sizes.length).toBeGreaterThan(1);
+      // Disk labels named by a pattern: the run once per disk, under the disk's label.
+      expect((await allPages<RunListing>('/runs', 'runs', { device: 'io-host/*' })).items.map((r) => r.device)).toEqual(IO_DISKS.map((d) => `io-host/${d}`));
       // Exact labels as before: the upload's label lists its run whole.
       expect((await get<Page<'runs', RunListing>>('/runs', { device: 'io-host' })).body).toEqual({ runs: [expect.objectContaining({ device: 'io-host', format: 'iostat' })] });
     });
@@ -963,7 +1003,9 @@ describe('uploads', () => {
       status: 'failed',
       runCount: 0,
       runIds: [],
-      message: expect.stringContaining('garbage/prose-only.txt: no diskperf or iostat data'),
+      // Short and without the key (printers say it); the parser's whole text in details.
+      message: 'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report',
+      details: expect.stringContaining('garbage/prose-only.txt: no diskperf or iostat data'),
       line: 0,
       updatedAt: expect.any(String),
     });
@@ -973,6 +1015,58 @@ describe('uploads', () => {
     expect(all.body.uploads.find((u) => u.key === 'x4100/solaris-10-x4100-sas-maxcontig.iostat.txt')).toMatchObject({ status: 'ready', runCount: 4, format: 'iostat', device: 'x4100' });
     expect(all.body.uploads.map((u) => u.status)).toEqual(expect.arrayContaining(['ready', 'failed']));
     expect((await get<{ uploads: UploadListing[] }>('/uploads', { limit: '2' })).body.uploads).toHaveLength(2);
+  });
+
+  it('GET /uploads lists each key once, as it now stands; history=true every version, replaced ones naming what replaced them', async () => {
+    const u = uid();
+    const [kept, gone] = [`states-${u}/kept.txt`, `states-${u}/gone.txt`];
+    const first = await ingest(kept, INDY_300G);
+    const second = await ingest(kept, REDUX);
+    const goneVersions = [await ingest(gone, INDY_300G), await ingest(gone, SYNC_10M)];
+    const removal = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: gone, sequencer: sequencer() });
+    expect(await ingestHandler(sqsEvent([removal]), lambdaContext())).toEqual({ batchItemFailures: [] });
+
+    const mine = (uploads: UploadListing[]) => uploads.filter((x) => x.key.startsWith(`states-${u}/`)).map((x) => ({ key: x.key, version: x.version, status: x.status, replacedBy: x.replacedBy }));
+    const current = await get<{ uploads: UploadListing[] }>('/uploads', { limit: '1000' });
+    // One row a key, newest update first: the deleted key as deleted, the overwritten one as its new version.
+    expect(mine(current.body.uploads)).toEqual([
+      { key: gone, version: goneVersions[1], status: 'deleted', replacedBy: undefined },
+      { key: kept, version: second, status: 'ready', replacedBy: undefined },
+    ]);
+    const history = await get<{ uploads: UploadListing[] }>('/uploads', { limit: '1000', history: 'true' });
+    expect(mine(history.body.uploads)).toEqual(
+      expect.arrayContaining([
+        { key: kept, version: first, status: 'replaced', replacedBy: second },
+        { key: kept, version: second, status: 'ready', replacedBy: undefined },
+        // Replaced first, then deleted with its key: it still names what replaced it.
+        { key: gone, version: goneVersions[0], status: 'deleted', replacedBy: goneVersions[1] },
+        { key: gone, version: goneVersions[1], status: 'deleted', replacedBy: undefined },
+      ]),
+    );
+    expect(mine(history.body.uploads)).toHaveLength(4);
+    // The deleted key's runs are gone.
+    for (const version of goneVersions) expect((await get<ErrorBody>(`/runs/${runId(env.bucket, gone, version, 0)}`)).status).toBe(404);
+
+    // The status filter in both modes: a replaced version is history only.
+    expect(mine((await get<{ uploads: UploadListing[] }>('/uploads', { status: 'replaced', limit: '1000' })).body.uploads)).toEqual([]);
+    expect(mine((await get<{ uploads: UploadListing[] }>('/uploads', { status: 'replaced', history: 'true', limit: '1000' })).body.uploads)).toEqual([{ key: kept, version: first, status: 'replaced', replacedBy: second }]);
+    expect(mine((await get<{ uploads: UploadListing[] }>('/uploads', { status: 'deleted', history: 'true', limit: '1000' })).body.uploads)).toHaveLength(2);
+
+    // Paging in history: one record a page, every record once, and a cursor of one mode is refused by the other.
+    const seen: string[] = [];
+    let next: string | undefined;
+    let pages = 0;
+    do {
+      const page = await get<{ uploads: UploadListing[]; next?: string }>('/uploads', { limit: '1', history: 'true', ...(next ? { next } : {}) });
+      seen.push(...page.body.uploads.map((x) => `${x.key} ${x.version}`));
+      next = page.body.next;
+      pages++;
+    } while (next !== undefined && pages < 2000);
+    expect(seen.length).toBe(new Set(seen).size);
+    expect(seen.filter((x) => x.startsWith(`states-${u}/`))).toHaveLength(4);
+    const historyCursor = (await get<{ next?: string }>('/uploads', { limit: '1', history: 'true' })).body.next!;
+    expect((await get<ErrorBody>('/uploads', { limit: '1', next: historyCursor })).status).toBe(400);
+    expect((await get<ErrorBody>('/uploads', { history: 'yes' })).body.error.message).toMatch(/^history: expected true/);
   });
 
   it('POST /uploads presigns a PUT that stores the object with its device and tags', async () => {

@@ -19,6 +19,7 @@ import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { DEVICES_PK, devicePk, objectPk, runId, runPk, sortableSequencer, uploadPk, uploadSk } from '../../shared/store/keys.ts';
 import type { IostatColumn } from '../../shared/model.ts';
 import { chunkSamples, diskperfRows as storedRows, type ChunkItem, type DiskperfRunItem } from '../../shared/store/records.ts';
+import { pageUploads } from '../../shared/store/listings.ts';
 import { INDEXES } from '../../shared/table.ts';
 import { createS3Client, INGEST_DYNAMODB_ATTEMPTS } from '../../shared/aws.ts';
 import { ENV } from '../../shared/config.ts';
@@ -184,6 +185,7 @@ describe('the four sample logs', () => {
       warnings: [],
       source: { bucket: env.bucket, key: up.key, version: up.version, eTag: up.eTag, size: REDUX.length, sequencer: up.event.s3.object.sequencer },
       time: '2020-04-03T21:10:13',
+      from: '2020-04-03T21:10:13',
       ingestedAt: NOW,
       meta: {
         version: '1.2',
@@ -314,7 +316,8 @@ describe('labels and tags', () => {
     const record = await upload_(up.key, up.version);
     expect(record).toMatchObject({ status: 'failed', line: 0, runIds: [] });
     expect(record!['message']).toContain('interface SAS');
-    expect(record!['message']).toContain(up.key);
+    // Printers say the key: the message does not.
+    expect(record!['message']).not.toContain(up.key);
     expect(await runItems(env, ids(up.key, up.version, 1)[0]!)).toEqual([]);
   });
 
@@ -377,7 +380,8 @@ describe('object encodings and sizes', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     const record = await upload_(up.key, up.version);
     expect(record).toMatchObject({ status: 'failed', runIds: [] });
-    expect(record!['message']).toMatch(/^bomb-.*spaces\.txt\.gz/);
+    expect(record!['message']).toMatch(/^line 1: a line longer than 64 KiB/);
+    expect(record!['details']).toMatch(/^bomb-.*spaces\.txt\.gz/);
   });
 
   it('a gzip of a valid log that decompresses past the limit fails at the limit', async () => {
@@ -563,8 +567,57 @@ describe('delivery', () => {
     expect(await current(key)).toMatchObject({ version: newVersion, runCount: 1, deleted: false, pending: [] });
     expect(await meta(newId!)).toMatchObject({ name: 'scsi2sd_redux' });
     expect(await runItems(env, ids(key, oldVersion, 1)[0]!)).toEqual([]);
-    expect(await upload_(key, oldVersion)).toMatchObject({ status: 'ready', runIds: [] });
+    // Read after the newer one was current: it ends replaced by it, never ready.
+    expect(await upload_(key, oldVersion)).toMatchObject({ status: 'replaced', replacedBy: newVersion, runIds: [], gsi2pk: 'STATUS#replaced#PAST' });
     expect((await byDevice(key.split('/')[0]!)).map((i) => i['runId'])).toEqual([newId]);
+  });
+
+  it('an overwritten key: the old version ends replaced, naming the new one, and leaves the current-state listing', async () => {
+    const key = `overwrite-${uid()}/log.txt`;
+    const first = await upload(key, INDY_300G);
+    expect(await deliver([first.event])).toEqual(noFailures);
+    const bad = await upload(key, PROSE);
+    expect(await deliver([bad.event])).toEqual(noFailures);
+    const second = await upload(key, REDUX);
+    expect(await deliver([second.event])).toEqual(noFailures);
+
+    expect(await upload_(key, second.version)).toMatchObject({ status: 'ready', runCount: 1, gsi2pk: 'STATUS#ready' });
+    // The ready and the failed version before it are replaced by the new one, listed as history only.
+    for (const old of [first, bad]) {
+      expect(await upload_(key, old.version)).toMatchObject({ status: 'replaced', replacedBy: second.version, gsi2pk: 'STATUS#replaced#PAST', updatedAt: NOW });
+    }
+    // The failure's reason is kept in details.
+    expect((await upload_(key, bad.version))?.['details']).toContain('no diskperf or iostat data');
+    expect(await runItems(env, ids(key, first.version, 1)[0]!)).toEqual([]);
+    const mine = (uploads: { key: string; version: string; status: string }[]) => uploads.filter((x) => x.key === key).map((x) => `${x.version} ${x.status}`);
+    expect(mine((await pageUploads(env, { limit: 1000 })).uploads)).toEqual([`${second.version} ready`]);
+    expect(mine((await pageUploads(env, { limit: 1000, history: true })).uploads).sort()).toEqual([`${first.version} replaced`, `${bad.version} replaced`, `${second.version} ready`].sort());
+
+    // Delivered again, nothing changes.
+    const before = await itemsOfKey(env, env.bucket, key);
+    expect(await deliver([second.event], { receiveCount: 2 })).toEqual(noFailures);
+    expect(await itemsOfKey(env, env.bucket, key)).toEqual(before);
+  });
+
+  it('a deleted key: every version ends deleted, its runs are gone, and the key is listed once, as deleted', async () => {
+    const key = `delete-all-${uid()}/log.txt`;
+    const versions = [await upload(key, INDY_300G), await upload(key, PROSE), await upload(key, REDUX)];
+    for (const v of versions) expect(await deliver([v.event])).toEqual(noFailures);
+    expect(await deliver([removed(key)])).toEqual(noFailures);
+    for (const v of versions) expect(await upload_(key, v.version)).toMatchObject({ status: 'deleted', message: 'the key was deleted; its runs were removed' });
+    for (const v of versions) expect(await runItems(env, ids(key, v.version, 1)[0]!)).toEqual([]);
+    // The newest version stands for the key; the others are history.
+    expect((await upload_(key, versions[2]!.version))?.['gsi2pk']).toBe('STATUS#deleted');
+    for (const v of versions.slice(0, 2)) expect((await upload_(key, v.version))?.['gsi2pk']).toBe('STATUS#deleted#PAST');
+    const mine = (uploads: { key: string; version: string; status: string }[]) => uploads.filter((x) => x.key === key).map((x) => `${x.version} ${x.status}`);
+    expect(mine((await pageUploads(env, { limit: 1000 })).uploads)).toEqual([`${versions[2]!.version} deleted`]);
+    expect(mine((await pageUploads(env, { limit: 1000, history: true })).uploads)).toHaveLength(3);
+
+    // Uploaded again, the key is listed once, as its new version.
+    const again = await upload(key, SYNC_10M);
+    expect(await deliver([again.event])).toEqual(noFailures);
+    expect(mine((await pageUploads(env, { limit: 1000 })).uploads)).toEqual([`${again.version} ready`]);
+    expect(await upload_(key, versions[2]!.version)).toMatchObject({ status: 'deleted', gsi2pk: 'STATUS#deleted#PAST' });
   });
 
   it('ObjectRemoved removes the key runs and marks its record deleted; the object stays in S3', async () => {
@@ -651,13 +704,16 @@ describe('failures', () => {
 
     const r = await upload_(random.key, random.version);
     expect(r).toMatchObject({ status: 'failed', runIds: [], runCount: 0, gsi2pk: 'STATUS#failed' });
-    expect(r!['message']).toMatch(new RegExp(`^${random.key}:\\d+: binary content`));
-    expect(await upload_(randomFixed.key, randomFixed.version)).toMatchObject({ status: 'failed', line: 1, message: expect.stringContaining(`${randomFixed.key}:1: binary content`) });
+    expect(r!['message']).toMatch(/^line \d+: binary content/);
+    expect(r!['details']).toMatch(new RegExp(`^${random.key}:\\d+: binary content`));
+    expect(await upload_(randomFixed.key, randomFixed.version)).toMatchObject({ status: 'failed', line: 1, message: expect.stringMatching(/^line 1: binary content/) });
     const p = await upload_(prose.key, prose.version);
     expect(p).toMatchObject({ status: 'failed', line: 0, runIds: [] });
-    expect(p!['message']).toContain(`${prose.key}: no diskperf or iostat data`);
-    expect(p!['message']).toContain('benchdrop reads: IRIX diskperf');
-    expect(await upload_(nul.key, nul.version)).toMatchObject({ status: 'failed', line: 5, message: expect.stringContaining(`${nul.key}:5: binary content`) });
+    // Short, without the key or a line 0; the whole explanation in details.
+    expect(p!['message']).toBe('no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report');
+    expect(p!['details']).toContain(`${prose.key}: no diskperf or iostat data`);
+    expect(p!['details']).toContain('benchdrop reads: IRIX diskperf');
+    expect(await upload_(nul.key, nul.version)).toMatchObject({ status: 'failed', line: 5, message: expect.stringMatching(/^line 5: binary content/) });
     expect(await upload_(truncated.key, truncated.version)).toMatchObject({ status: 'failed', line: 0, message: expect.stringContaining('a damaged gzip file') });
     expect(await upload_(empty.key, empty.version)).toMatchObject({ status: 'failed', line: 0, message: expect.stringContaining('an empty file') });
     expect(await upload_(good.key, good.version)).toMatchObject({ status: 'ready' });
@@ -674,13 +730,31 @@ describe('failures', () => {
     expect(failed.map((i) => i['key'])).toEqual(expect.arrayContaining(bad.map((x) => x.key)));
   });
 
-  it('an event for an object that no longer exists fails with a message saying so', async () => {
+  it('a long parse error: a message under 200 characters with its line and what to do, never the key; the whole text in details', async () => {
+    const key = `long-error-${uid()}/${'k'.repeat(120)}.txt`;
+    // A header with no rows under it: the parser explains at length what it expected.
+    const up = await upload(key, `prose first\n${'x'.repeat(3000)}\n  r/s  w/s kr/s kw/s wait actv wsvc_t asvc_t %w %b device\nmore prose\n`);
+    expect(await deliver([up.event])).toEqual(noFailures);
+    const record = await upload_(key, up.version);
+    expect(record).toMatchObject({ status: 'failed' });
+    const message = String(record!['message']);
+    expect(message.length).toBeLessThan(200);
+    expect(message).not.toContain(key.split('/')[1]!.slice(0, 20));
+    expect(message).not.toContain('(line 0)');
+    const line = Number(record!['line']);
+    if (line > 0) expect(message).toMatch(new RegExp(`^line ${line}: `));
+    expect(message).toMatch(/; expected /);
+    expect(String(record!['details']).length).toBeGreaterThan(message.length);
+    expect(record!['details']).toContain(key);
+    expect(record!['details']).toContain('benchdrop reads: IRIX diskperf');
+  });
+
+  it('an event for an object that no longer exists ends deleted, saying so', async () => {
     const key = `vanished-${uid()}/log.txt`;
     const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: 10, eTag: 'd41d8cd98f00b204e9800998ecf8427e', sequencer: sequencer() });
     expect(await deliver([event])).toEqual(noFailures);
     const record = await upload_(key, objectRefOf(event).version);
-    expect(record).toMatchObject({ status: 'failed', line: 0 });
-    expect(record!['message']).toContain('no longer exists');
+    expect(record).toMatchObject({ status: 'deleted', line: 0, message: 'the object was deleted before it was read' });
   });
 
   it('messages that are not S3 notifications are dropped and s3:TestEvent is skipped, without failing the batch', async () => {

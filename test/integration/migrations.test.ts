@@ -9,7 +9,10 @@ import type { IostatRun } from '../../shared/model.ts';
 import { parseText } from '../../shared/parsers/index.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { runId } from '../../shared/store/keys.ts';
-import { indexIostatRunsByLabel } from '../../shared/store/migrations.ts';
+import { indexIostatRunsByLabel, settleUploadStates } from '../../shared/store/migrations.ts';
+import { listUploads } from '../../shared/store/listings.ts';
+import { makeCurrent } from '../../shared/store/objects.ts';
+import { uploadRecord, type ObjectRef } from '../../shared/store/records.ts';
 import { ReadSession, resolveSelector } from '../../shared/store/read.ts';
 import { deviceItem, iostatRunItem } from '../../shared/store/records.ts';
 import { parseSelector } from '../../shared/selectors.ts';
@@ -57,5 +60,40 @@ describe('indexIostatRunsByLabel', () => {
     expect(upgraded.map((o) => o.device).sort()).toEqual(['old-lab/sda', 'old-lab/sda', 'old-lab/sda', 'old-lab/sdb', 'old-lab/sdb', 'old-lab/sdb', 'old-lab/sdc', 'old-lab/sdc', 'old-lab/sdc']);
     expect(upgraded.every((o) => typeof o.values.write_iops === 'number' && o.samples! > 0)).toBe(true);
     expect(await indexIostatRunsByLabel({ db: env.db, tableName: env.tableName })).toBe(0);
+  });
+});
+
+describe('settleUploadStates', () => {
+  const bucket = 'old-states';
+  const version = (key: string, v: string, sequencer: string): ObjectRef => ({ bucket, key, version: v, sequencer, size: 10 });
+  /** What an earlier version left: every record listed as its key's current state. */
+  async function oldRecord(object: ObjectRef, status: 'ready' | 'failed', message?: string): Promise<void> {
+    const record = uploadRecord(object, status, { runCount: status === 'ready' ? 1 : 0, ...(message ? { message } : {}) }, '2024-01-01T00:00:00.000Z');
+    const writer = new BatchWriter(env.db, env.tableName);
+    writer.put(record);
+    await writer.flush();
+  }
+
+  it('settles an overwritten key and a deleted one once, and is then done', async () => {
+    const s = { db: env.db, tableName: env.tableName };
+    // Overwritten: v1 ready and v2 ready (the earlier version ended a late v1 "superseded", still ready).
+    await oldRecord(version('disk/a.txt', 'v1', '01'), 'ready', 'superseded by a newer version of this key');
+    await oldRecord(version('disk/a.txt', 'v2', '02'), 'ready');
+    await makeCurrent(s, version('disk/a.txt', 'v2', '02'), 1, false);
+    // Deleted: its one version stayed failed.
+    await oldRecord(version('disk/b.txt', 'w1', '03'), 'failed', 'line 3: not a log');
+    await makeCurrent(s, version('disk/b.txt', 'w1', '03'), 0, false);
+    await makeCurrent(s, version('disk/b.txt', 'w1-deleted', '04'), 0, true);
+    const before = (await listUploads(s, { limit: 100 })).filter((u) => u.bucket === bucket);
+    expect(before.map((u) => `${u.key} ${u.version} ${u.status}`).sort()).toEqual(['disk/a.txt v1 ready', 'disk/a.txt v2 ready', 'disk/b.txt w1 failed']);
+
+    expect(await settleUploadStates(s, '2024-02-01T00:00:00.000Z')).toBeGreaterThanOrEqual(2);
+
+    const current = (await listUploads(s, { limit: 100 })).filter((u) => u.bucket === bucket);
+    expect(current.map((u) => `${u.key} ${u.version} ${u.status}`).sort()).toEqual(['disk/a.txt v2 ready', 'disk/b.txt w1 deleted']);
+    const history = (await listUploads(s, { limit: 100, history: true })).filter((u) => u.bucket === bucket);
+    expect(history.map((u) => `${u.key} ${u.version} ${u.status} ${u.replacedBy ?? '-'}`).sort()).toEqual(['disk/a.txt v1 replaced v2', 'disk/a.txt v2 ready -', 'disk/b.txt w1 deleted -']);
+    // Done once: a second start reads the marker and scans nothing.
+    expect(await settleUploadStates(s, '2024-02-02T00:00:00.000Z')).toBe(0);
   });
 });

@@ -126,7 +126,8 @@ describe('a delivery that dies half-way', () => {
     expect(sweep.ended).toBeGreaterThanOrEqual(1);
     const ended = await record(event);
     expect(ended?.status).toBe('failed');
-    expect(ended?.message).toMatch(new RegExp(`did not finish within ${STUCK_AFTER_MS / 60_000} minutes .*the last error was: .*upload the file again`));
+    expect(ended?.message).toMatch(new RegExp(`did not finish within ${STUCK_AFTER_MS / 60_000} minutes .*upload the file again`));
+    expect(ended?.details).toMatch(new RegExp(`did not finish within ${STUCK_AFTER_MS / 60_000} minutes .*the last error was: .*upload the file again`));
     expect(await leftOf(event, label)).toEqual([]);
     // Ended for good: a second sweep finds nothing of it.
     expect((await sweepStuckUploads(later)).ended).toBe(0);
@@ -213,7 +214,8 @@ describe('a dead-lettered message', () => {
     expect(outcomes).toEqual([{ what: 'upload', bucket: env.bucket, key: objectRefOf(event).key, version: objectRefOf(event).version, ended: 'ended' }]);
     const ended = await record(event);
     expect(ended?.status).toBe('failed');
-    expect(ended?.message).toMatch(/ingest failed 3 time\(s\) and gave up; the last error was: .+; its partial runs were removed/);
+    expect(ended?.message).toBe('ingest failed 3 time(s) and gave up; its partial runs were removed: upload the file again');
+    expect(ended?.details).toMatch(/ingest failed 3 time\(s\) and gave up; the last error was: .+; its partial runs were removed/);
     expect(await leftOf(event, label)).toEqual([]);
   });
 
@@ -244,7 +246,7 @@ describe('the series limit', () => {
     // Line 1 is the command, 2-3 the banner and header, 4-8 the first five devices: the sixth is line 9.
     expect(outcome).toMatchObject({ status: 'failed', line: 9 });
     const ended = await record(event);
-    expect(ended?.message).toMatch(/:9: series number 6 \(devices x runs\) in one file, more than this lab's limit of 5; expected at most 5 series a file/);
+    expect(ended?.message).toMatch(/^line 9: series number 6 \(devices x runs\) in one file, more than this lab's limit of 5; expected at most 5 series a file/);
     expect(await leftOf(event, label)).toEqual([]);
     // Within the limit, the same file goes through.
     const again = await upload(`${label}/many.iostat.txt`, sessionsLog(8, 1, 2));
@@ -346,7 +348,7 @@ describe('a bug met while parsing', () => {
       const failed = await record(event);
       expect(failed?.status).toBe('failed');
       // The line the parser was at: the first report, which it hands on when the second begins.
-      expect(failed?.message).toMatch(/^.*any\.iostat\.txt: internal error while parsing \(line 35\); reported$/);
+      expect(failed?.message).toBe('line 35: internal error while parsing; reported (a benchdrop bug: the file needs no change)');
       expect(failed?.line).toBe(35);
       const [message, fields] = logged.mock.calls.find(([m]) => m === 'internal error while parsing') ?? [];
       expect(message).toBe('internal error while parsing');

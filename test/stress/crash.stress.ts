@@ -8,7 +8,9 @@
  * one key overwritten again and again, one key uploaded and deleted in turn.
  * Then a last start, left to finish, and a Scan of its table:
  *
- * - no upload record is still `processing`: each is `ready` or `failed`;
+ * - no upload record is still `processing`: each is `ready`, `failed`,
+ *   `replaced` or `deleted`, and only a key's current version is `ready` (an
+ *   overwritten one is `replaced`, one deleted before it was read `deleted`);
  * - every PUT the lab acknowledged has its upload record (none was lost);
  * - no orphaned items: every RUN# partition belongs to a run of a key's current
  *   version that is `ready`, and each such run is whole (its META item is there);
@@ -317,8 +319,9 @@ describe('crash: SIGKILL at random moments', () => {
     const partitions = runPartitions(items);
     const live = liveRuns(uploads, currents);
 
-    // `deleted` is final too: the version of a key deleted since (shared/store/records.ts UPLOAD_STATUSES).
-    const processing = uploads.filter((u) => !['ready', 'failed', 'deleted'].includes(u.status)).map((u) => `${u.key} ${u.version}: ${u.status}`);
+    // `replaced` and `deleted` are final too: a version of a key overwritten or deleted since (shared/store/records.ts UPLOAD_STATUSES).
+    const processing = uploads.filter((u) => !['ready', 'failed', 'replaced', 'deleted'].includes(u.status)).map((u) => `${u.key} ${u.version}: ${u.status}`);
+    const staleReady = uploads.filter((u) => u.status === 'ready' && currents.get(u.key)?.version !== u.version).map((u) => `${u.key} ${u.version}: ready, but not the key's current version`);
     const orphans = [...partitions].filter(([id]) => !live.has(id)).map(([id, sks]) => `RUN#${id} (${sks.length} items: ${[...new Set(sks.map((sk) => sk.split('#')[0]))].join(', ')}) of ${ownerOf(id, uploads)}`);
     const incomplete = [...live].filter(([id]) => !partitions.get(id)?.includes('META')).map(([id, owner]) => `RUN#${id} of ${owner}: no META item`);
     const lost = lostPuts(uploads);
@@ -332,7 +335,7 @@ describe('crash: SIGKILL at random moments', () => {
     recordStressSummary(context, {
       section: 'crash',
       cases: operations.length,
-      failures: processing.length + orphans.length + incomplete.length + wrong.length,
+      failures: processing.length + staleReady.length + orphans.length + incomplete.length + wrong.length,
       lost: lost.length,
       detail:
         `${CYCLES} SIGKILLs (seed ${SEED}) 0-${KILL_WITHIN_MS / 1000} s after start, ${Math.min(...journaled)}-${Math.max(...journaled)} messages journaled at a kill; ` +
@@ -341,8 +344,8 @@ describe('crash: SIGKILL at random moments', () => {
         (failedOthers.length > 0 ? `; failed besides the bad files: ${failedOthers.join('; ')}` : ''),
     });
 
-    const report = { processing, orphans, incomplete, lost, wrong };
-    expect(report, JSON.stringify({ ...report, seed: SEED, kills }, null, 1)).toEqual({ processing: [], orphans: [], incomplete: [], lost: [], wrong: [] });
+    const report = { processing, staleReady, orphans, incomplete, lost, wrong };
+    expect(report, JSON.stringify({ ...report, seed: SEED, kills }, null, 1)).toEqual({ processing: [], staleReady: [], orphans: [], incomplete: [], lost: [], wrong: [] });
     expect(journalFiles()).toEqual([]);
     // The demo logs, the big logs and the overwritten key all made it in: the check above is not vacuous.
     expect(uploads.filter((u) => u.status === 'ready').length).toBeGreaterThan(CYCLES);

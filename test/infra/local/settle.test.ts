@@ -14,6 +14,7 @@ import { startLab, type Lab } from '../../../infra/local/lab.ts';
 import { startSweeper } from '../../../infra/local/settle.ts';
 import type { UploadListing } from '../../../shared/api.ts';
 import { STUCK_AFTER_MS } from '../../../shared/config.ts';
+import { MAX_MESSAGE_LENGTH } from '../../../shared/ingest/deps.ts';
 import { claimUpload, getUpload } from '../../../shared/store/uploads.ts';
 import { startEmulators, type Emulators } from '../../support/emulators.ts';
 
@@ -42,7 +43,12 @@ describe('dead letters in the lab', () => {
     expect(letters.map((l) => (JSON.parse(l) as { receives: number }).receives)).toEqual([3]);
     expect(lines.filter((l) => l.startsWith('dead letter')).join('\n')).toMatch(/failed 3 times[\s\S]*"what":"upload".*"ended":"ended"/);
     const failed = (await (await fetch(`${lab.endpoints.apiUrl}/uploads?status=failed`)).json()) as { uploads: UploadListing[] };
-    expect(failed.uploads.find((u) => u.key === 'lost/run.txt')).toMatchObject({ status: 'failed', message: expect.stringContaining('lost/run.txt: ingest failed 3 time(s) and gave up') });
+    const lost = failed.uploads.find((u) => u.key === 'lost/run.txt');
+    // Short, without the key (the listing names it): what happened and what to do. The last error is in `details`.
+    expect(lost).toMatchObject({ status: 'failed', key: 'lost/run.txt', line: 0, runCount: 0, message: 'ingest failed 3 time(s) and gave up; its partial runs were removed: upload the file again' });
+    expect(lost!.message).not.toContain('lost/run.txt');
+    expect(Array.from(lost!.message!).length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(lost!.details).toMatch(/^ingest failed 3 time\(s\) and gave up; the last error was: NoSuchBucket: .+; its partial runs were removed: upload the file again$/);
   }, 30_000);
 });
 

@@ -6,7 +6,22 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DiskperfRun, IostatRun, IostatSample } from '../../../shared/model.ts';
 import { parseText } from '../../../shared/parsers/index.ts';
-import { ChunkBuilder, chunkSamples, diskperfRows, diskperfRunItem, numberText, packRows, runRecord, runTagItems, type ChunkItem, type DiskperfRunItem } from '../../../shared/store/records.ts';
+import {
+  ChunkBuilder,
+  chunkSamples,
+  diskperfRows,
+  diskperfRunItem,
+  iostatRunItem,
+  joinSpans,
+  numberText,
+  packRows,
+  runRecord,
+  runTagItems,
+  samplesTime,
+  spanOf,
+  type ChunkItem,
+  type DiskperfRunItem,
+} from '../../../shared/store/records.ts';
 
 const LINUX = `Linux 5.15.0 (h) \t01/15/2024 \t_x86_64_\t(4 CPU)
 
@@ -153,5 +168,44 @@ describe('tag items', () => {
       })),
     );
     expect(runTagItems({ ...item, tags: {} })).toEqual([]);
+  });
+});
+
+describe("a run's time range (RUN META from/to)", () => {
+  const ctx = { runId: `r${'0'.repeat(24)}`, label: 'h', tags: {}, source: { bucket: 'b', key: 'h/x.txt', version: 'v1' }, ingestedAt: '2031-01-01T00:00:00.000Z' };
+
+  it('zoned times are said in UTC, zone-less ones as printed', () => {
+    expect(samplesTime('2024-01-15T10:00:01+01:00')).toBe('2024-01-15T09:00:01Z');
+    expect(samplesTime('2024-01-15T10:00:01Z')).toBe('2024-01-15T10:00:01Z');
+    expect(samplesTime('2024-01-15T10:00:01')).toBe('2024-01-15T10:00:01');
+    expect(spanOf([undefined, '2024-01-15T10:00:03Z', '2024-01-15T10:00:01Z'])).toEqual({ from: '2024-01-15T10:00:01Z', to: '2024-01-15T10:00:03Z' });
+    expect(spanOf(['2024-01-15T10:00:01'])).toEqual({ from: '2024-01-15T10:00:01' });
+    expect(spanOf([undefined])).toBeUndefined();
+    expect(joinSpans([{ from: 'b' }, undefined, { from: 'a', to: 'c' }])).toEqual({ from: 'a', to: 'c' });
+  });
+
+  it('an iostat run holds its samples\' first and last time, from its samples or from the chunk builders they streamed through', async () => {
+    const run = (await parseText(LINUX)).runs[0] as IostatRun;
+    const kept = iostatRunItem(run, ctx, () => 0).run;
+    expect([kept.from, kept.to, kept.time]).toEqual(['2024-01-15T10:00:01', '2024-01-15T10:00:03', '2024-01-15T10:00:01']);
+    // Streamed: the run holds no samples, the builders saw them.
+    const builders = run.series.map((s) => {
+      const builder = new ChunkBuilder(ctx.runId, s.device, 2);
+      for (const sample of s.samples!) builder.add(sample);
+      return builder;
+    });
+    const bare: IostatRun = { ...run, series: run.series.map(({ samples: _samples, ...s }) => s) };
+    expect(iostatRunItem(bare, ctx, () => 0).run).not.toHaveProperty('from');
+    const streamed = iostatRunItem(bare, ctx, () => 0, joinSpans(builders.map((b) => b.span))).run;
+    expect([streamed.from, streamed.to, streamed.time]).toEqual([kept.from, kept.to, kept.time]);
+  });
+
+  it('a diskperf run holds its header\'s date as `from` alone; a run without times has neither', async () => {
+    const text = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt'), 'utf8');
+    const run = (await parseText(text)).runs[0] as DiskperfRun;
+    const item = diskperfRunItem(run, ctx);
+    expect(item.from).toBe('2020-04-03T21:10:13');
+    expect(item).not.toHaveProperty('to');
+    expect(diskperfRunItem({ ...run, meta: { ...run.meta, startedAt: undefined } }, ctx)).not.toHaveProperty('from');
   });
 });
