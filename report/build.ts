@@ -1,13 +1,15 @@
 /**
  * The report page as one self-contained HTML document: page.ts and its CSS
  * (uPlot's included) bundled by esbuild in memory and inlined, so the page needs
- * nothing from any network. With `embedded`, the data is in the page and it
- * fetches nothing at all (`benchdrop compare --html`).
+ * nothing from any network. Served (no `embedded`) it is the lab's page, form,
+ * states and uploads included; with `embedded` (`benchdrop compare --html`) it
+ * holds that comparison alone and fetches nothing at all.
  */
 import { build } from 'esbuild';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../shared/module-paths.ts';
 
-const ENTRY = fileURLToPath(new URL('./page.ts', import.meta.url));
+// From the package root: the build in dist/ bundles the same source page.
+const ENTRY = packageFile(import.meta.url, 'report/page.ts');
 
 let bundle: Promise<{ js: string; css: string }> | undefined;
 
@@ -31,10 +33,71 @@ async function bundlePage(): Promise<{ js: string; css: string }> {
 /** `</script>` inside inlined code or data would end the script element early. */
 const scriptSafe = (text: string) => text.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
+const METRIC_CHOICES = ['all', 'write', 'read', 'seq', 'random', 'fwd_wt', 'fwd_rd', 'bwd_wt', 'bwd_rd', 'rnd_wt', 'rnd_rd', 'iops', 'read_iops', 'write_iops', 'read_kBps', 'write_kBps', 'wait_ms', 'service_ms', 'read_ms', 'write_ms', 'wait_queue', 'active_queue', 'util_pct'];
+
+/** The form: every field labelled, the device note describing both selectors. */
+const CONTROLS = `<form id="controls" aria-label="comparison">
+  <label>A (selector)<input id="a" name="a" autocomplete="off" required list="device-labels" aria-describedby="devices-note"></label>
+  <label>B (selector)<input id="b" name="b" autocomplete="off" required list="device-labels" aria-describedby="devices-note"></label>
+  <label>metric<select id="metric" name="metric">${METRIC_CHOICES.map((m) => `<option>${m}</option>`).join('')}</select></label>
+  <button type="submit">Compare</button>
+</form>
+<datalist id="device-labels"></datalist>
+<p id="devices-note" hidden></p>`;
+
+/** What an empty lab shows instead of a form that has nothing to compare: how to put logs in. */
+const EMPTY_STATE = `<section id="empty" aria-labelledby="empty-title" hidden>
+  <h2 id="empty-title">This lab holds no runs yet</h2>
+  <p>Upload a diskperf or iostat log (run it where <code>npm start</code> runs, so it finds the lab):</p>
+  <pre><code>npx benchdrop upload run1.txt --device sas10k --wait</code></pre>
+  <p>or with the AWS CLI, to the S3 endpoint and bucket <code>npm start</code> printed (also in its data folder's <code>lab.json</code>):</p>
+  <pre><code>aws --endpoint-url S3_ENDPOINT --region us-east-1 s3 cp run1.txt s3://BUCKET/sas10k/run1.txt --metadata device=sas10k</code></pre>
+  <p>(credentials S3RVER / S3RVER). <code>npm start</code> without <code>--no-samples</code> ingests the demo logs. Once a log is in:</p>
+  <button type="button" id="recheck">Check again</button>
+</section>`;
+
+/** The comparison itself: all a file from `compare --html` holds. */
+const RESULTS = `<section id="results" aria-label="comparison result" hidden>
+  <section id="summary">
+    <span id="ratio"></span><span id="sentence"></span>
+    <div id="interval"></div>
+    <div id="advice"></div>
+    <div id="paired"></div>
+    <div id="sides"></div>
+    <div id="warnings-title" hidden>warnings</div>
+    <ul id="warnings"></ul>
+  </section>
+  <section id="metrics-section" hidden>
+    <h2>Per metric</h2>
+    <table id="metrics-table"><thead><tr><th>metric</th><th>A / B</th><th>interval</th><th>p</th><th></th><th>what it says</th></tr></thead><tbody id="metrics"></tbody></table>
+  </section>
+  <div id="ratio-chart" class="chart"></div>
+  <div id="abs-chart" class="chart"></div>
+  <div id="bar-chart" class="chart"></div>
+  <details id="points-section" hidden>
+    <summary id="points-title"></summary>
+    <table id="points-table"><thead><tr><th>metric</th><th>req_size</th><th>A</th><th>B</th><th>A / B</th><th>interval</th><th>p</th><th></th><th>notes</th></tr></thead><tbody id="points"></tbody></table>
+  </details>
+  <details><summary>points left out</summary><ul id="excluded"></ul></details>
+</section>`;
+
+/** The lab's uploads: GET /uploads' default answer, on the served page only. */
+const UPLOADS = `<section id="uploads-section" aria-labelledby="uploads-title" aria-busy="true">
+  <h2 id="uploads-title">Uploads</h2>
+  <p id="uploads-status" role="status"></p>
+  <table id="uploads-table" hidden><thead><tr><th>key</th><th>status</th><th>device</th><th>runs or reason</th><th>updated</th></tr></thead><tbody id="uploads"></tbody></table>
+</section>`;
+
+/**
+ * The page: served (no `embedded`) it has the form, the loading, error and
+ * empty states and the uploads, and asks the API on its origin; with `embedded`
+ * it holds that comparison only and fetches nothing.
+ */
 export async function reportHtml(embedded?: object, title = 'benchdrop report'): Promise<string> {
   const { js, css } = await (bundle ??= bundlePage());
-  const data = embedded === undefined ? '' : `<script>window.__BENCHDROP__ = ${scriptSafe(JSON.stringify(embedded))};</script>`;
-  const metrics = ['all', 'write', 'read', 'seq', 'random', 'fwd_wt', 'fwd_rd', 'bwd_wt', 'bwd_rd', 'rnd_wt', 'rnd_rd', 'iops', 'read_iops', 'write_iops', 'read_kBps', 'write_kBps', 'wait_ms', 'service_ms', 'read_ms', 'write_ms', 'active_queue', 'util_pct'];
+  const served = embedded === undefined;
+  const data = served ? '' : `<script>window.__BENCHDROP__ = ${scriptSafe(JSON.stringify(embedded))};</script>`;
+  const main = served ? `<p id="status" role="status"></p>\n<div id="error" role="alert" hidden></div>\n${EMPTY_STATE}\n${RESULTS}` : RESULTS;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -45,27 +108,11 @@ export async function reportHtml(embedded?: object, title = 'benchdrop report'):
 </head>
 <body data-state="loading">
 <h1>benchdrop: how much faster is A than B?</h1>
-<form id="controls">
-  <label>A (selector)<input id="a" name="a" autocomplete="off"></label>
-  <label>B (selector)<input id="b" name="b" autocomplete="off"></label>
-  <label>metric<select id="metric" name="metric">${metrics.map((m) => `<option>${m}</option>`).join('')}</select></label>
-  <button type="submit">Compare</button>
-</form>
-<p id="error" role="alert"></p>
-<section id="summary">
-  <span id="ratio"></span><span id="sentence"></span>
-  <div id="interval"></div>
-  <div id="sides"></div>
-  <ul id="warnings"></ul>
-</section>
-<div id="ratio-chart" class="chart"></div>
-<div id="abs-chart" class="chart"></div>
-<div id="bar-chart" class="chart"></div>
-<details><summary>points left out</summary><ul id="excluded"></ul></details>
-<section id="uploads-section">
-  <h2>Uploads</h2>
-  <table><thead><tr><th>key</th><th>status</th><th>device</th><th>runs or reason</th><th>updated</th></tr></thead><tbody id="uploads"></tbody></table>
-</section>
+${served ? CONTROLS : ''}
+<main id="main" aria-busy="${served}">
+${main}
+</main>
+${served ? UPLOADS : ''}
 ${data}<script>${scriptSafe(js)}</script>
 </body>
 </html>

@@ -6,25 +6,33 @@
  * the ratios with each point's interval and `~` where it is not significant, and
  * both sides' absolute curves; for iostat one bar per metric drawn from 1x on a
  * log axis (a 0.2x bar goes down), with its value and interval; a table per
- * metric and one per point, `~` marking what is not significant; the uploads
- * list with failures and their reasons; the lab's device labels offered in the
- * selector fields (the largest page of GET /devices, and a note when the lab
- * holds more). Served by the local lab at GET / (it asks the API on the same
- * origin) and written whole by `benchdrop compare --html`, with the comparison
- * embedded. Charts are uPlot's; nothing is fetched from elsewhere.
+ * metric and one per point, `~` marking what is not significant.
+ *
+ * Served by the local lab at GET / (it asks the API on the same origin), it
+ * starts from what the lab holds: GET /devices first, the selectors from the
+ * URL's query or else two of the lab's own labels, an empty state saying how to
+ * upload when there are none; a status line and aria-busy while a request is
+ * out, the API's message when one fails; the labels offered in the selector
+ * fields (the largest page, and a note when the lab holds more) and GET
+ * /uploads' default answer, any status shown as it comes. Written whole by
+ * `benchdrop compare --html` with the comparison embedded, it shows that
+ * comparison alone and fetches nothing. Charts are uPlot's; nothing is fetched
+ * from elsewhere.
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './page.css';
-import type { DevicesPage, UploadListing } from '../shared/api.ts';
+import type { DeviceEntry, DevicesPage, UploadListing } from '../shared/api.ts';
 import type { Comparison, ComparisonPoint, Interval } from '../shared/compare.ts';
 import { formatRatio, RESOLUTION_STEPS } from '../shared/comparison/format.ts';
 import { MAX_PAGE } from '../shared/store/pages.ts';
 
 interface Embedded {
   comparison?: Comparison;
-  uploads?: UploadListing[];
 }
+
+/** An upload as listed: any status string (new ones render as they come), and the version that replaced it if one did. */
+type UploadRow = Omit<UploadListing, 'status'> & { status: string; replacedBy?: string };
 
 declare global {
   interface Window {
@@ -46,29 +54,6 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLEl
   const node = Object.assign(document.createElement(tag), props);
   node.append(...children);
   return node;
-}
-
-/** The parts of the page the served HTML has no place for, made once beside those it has. */
-function layout(): void {
-  if (document.getElementById('advice')) return;
-  $('controls').after(el('datalist', { id: 'device-labels' }), el('p', { id: 'devices-note', hidden: true }));
-  for (const id of ['a', 'b']) $(id).setAttribute('list', 'device-labels');
-  $('interval').after(el('div', { id: 'advice' }), el('div', { id: 'paired' }));
-  $('warnings').before(el('div', { id: 'warnings-title', textContent: 'warnings', hidden: true }));
-  const metrics = el(
-    'section',
-    { id: 'metrics-section', hidden: true },
-    el('h2', { textContent: 'Per metric' }),
-    el('table', { id: 'metrics-table' }, el('thead', {}, row('th', ['metric', 'A / B', 'interval', 'p', '', 'what it says'])), el('tbody', { id: 'metrics' })),
-  );
-  $('summary').after(metrics);
-  const points = el(
-    'details',
-    { id: 'points-section', hidden: true },
-    el('summary', { id: 'points-title' }),
-    el('table', { id: 'points-table' }, el('thead', {}, row('th', ['metric', 'req_size', 'A', 'B', 'A / B', 'interval', 'p', '', 'notes'])), el('tbody', { id: 'points' })),
-  );
-  $('excluded').closest('details')!.before(points);
 }
 
 function row(cell: 'td' | 'th', texts: readonly string[], className?: string): HTMLTableRowElement {
@@ -333,6 +318,8 @@ function intervalLine(c: Comparison): string {
 
 function renderComparison(c: Comparison): void {
   clearCharts();
+  // Shown before drawing: uPlot lays its legend out in the live document.
+  $('results').hidden = false;
   $('sentence').textContent = c.sentence;
   $('ratio').textContent = times(c.ratio);
   $('ratio').title = 'A / B: how many times better A is over all points';
@@ -352,18 +339,29 @@ function renderComparison(c: Comparison): void {
     ratioChart(c, sized);
     absoluteChart(c, sized);
   } else barChart(c);
-  document.body.dataset['state'] = 'compared';
+  if (window.__BENCHDROP__) document.body.dataset['state'] = 'compared';
+  else setState('compared');
 }
 
-function renderUploads(uploads: readonly UploadListing[]): void {
-  const rows = uploads.map((u) => {
-    const tr = document.createElement('tr');
-    tr.className = u.status;
-    const reason = u.status === 'failed' ? `${u.message ?? ''}${u.line ? ` (line ${u.line})` : ''}` : u.status === 'ready' ? `${u.runCount} run${u.runCount === 1 ? '' : 's'}` : (u.message ?? '');
-    for (const text of [u.key, u.status, u.device ?? '', reason, u.updatedAt]) tr.append(Object.assign(document.createElement('td'), { textContent: text }));
+/** What a listed upload came to: its runs, what replaced it, its message and line. */
+function uploadOutcome(u: UploadRow): string {
+  const parts: string[] = [];
+  if (u.status === 'ready' || u.runCount > 0) parts.push(`${u.runCount} run${u.runCount === 1 ? '' : 's'}`);
+  if (u.replacedBy) parts.push(`replaced by version ${u.replacedBy}`);
+  if (u.message) parts.push(`${u.message}${u.line ? ` (line ${u.line})` : ''}`);
+  return parts.join('; ');
+}
+
+function renderUploads(page: { uploads: UploadRow[]; next?: string }): void {
+  const rows = page.uploads.map((u) => {
+    const tr = row('td', [u.key, u.status, u.device ?? '', uploadOutcome(u), u.updatedAt]);
+    tr.dataset['status'] = u.status;
     return tr;
   });
   $('uploads').replaceChildren(...rows);
+  $('uploads-table').hidden = rows.length === 0;
+  const count = `${rows.length} upload${rows.length === 1 ? '' : 's'}`;
+  $('uploads-status').textContent = rows.length === 0 ? 'no uploads yet' : page.next === undefined ? count : `the first ${count}; the lab holds more`;
 }
 
 /**
@@ -384,57 +382,124 @@ function renderDevices(page: DevicesPage): void {
   note.hidden = false;
 }
 
-function showError(message: string): void {
-  $('error').textContent = message;
-  document.body.dataset['state'] = 'error';
-}
-
-async function getJson<T>(path: string): Promise<T> {
-  const response = await fetch(path);
-  const body = (await response.json()) as T & { error?: { message: string } };
+/** An API answer, or an error carrying the API's own message (or what went wrong on the way). */
+async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, { signal: signal ?? null });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new Error('the lab did not answer: is it still running?');
+  }
+  const body = (await response.json().catch(() => ({}))) as T & { error?: { message?: string } };
   if (!response.ok) throw new Error(body.error?.message ?? `${response.status} ${response.statusText}`);
   return body;
 }
+
+type PageState = 'loading' | 'empty' | 'idle' | 'compared' | 'error';
+
+/** One state at a time: the status line says what is under way, the main region is busy while it is. */
+function setState(state: PageState, status = ''): void {
+  document.body.dataset['state'] = state;
+  $('main').setAttribute('aria-busy', String(state === 'loading'));
+  $('status').textContent = status;
+  $('error').hidden = state !== 'error';
+  $('empty').hidden = state !== 'empty';
+  $('controls').hidden = state === 'empty';
+}
+
+function showError(title: string, message: string): void {
+  $('error').replaceChildren(el('strong', { textContent: title }), ' ', el('span', { id: 'error-message', textContent: message }));
+  $('results').hidden = true;
+  setState('error');
+}
+
+/** Nested labels (x4100 and x4100/c0t0d0) are one device seen twice, not two to compare. */
+const nested = (x: string, y: string) => x.startsWith(`${y}/`) || y.startsWith(`${x}/`);
+
+/** The first two labels of one format that are not one inside the other; else the first label alone. */
+function initialPair(devices: readonly DeviceEntry[]): { a: string; b?: string } | undefined {
+  for (const first of devices) {
+    const second = devices.find((d) => d.format === first.format && d.label !== first.label && !nested(d.label, first.label));
+    if (second) return { a: first.label, b: second.label };
+  }
+  return devices[0] && { a: devices[0].label };
+}
+
+let inFlight: AbortController | undefined;
 
 async function compareFromForm(): Promise<void> {
   const a = $<HTMLInputElement>('a').value.trim();
   const b = $<HTMLInputElement>('b').value.trim();
   const metric = $<HTMLSelectElement>('metric').value;
-  $('error').textContent = '';
   const query = new URLSearchParams({ a, b, metric });
   history.replaceState(null, '', `?${query}`);
+  inFlight?.abort();
+  const request = (inFlight = new AbortController());
+  setState('loading', `comparing ${a} with ${b} (${metric})...`);
   try {
-    renderComparison(await getJson<Comparison>(`compare?${query}`));
+    const comparison = await getJson<Comparison>(`compare?${query}`, request.signal);
+    if (request === inFlight) renderComparison(comparison);
   } catch (error) {
-    showError((error as Error).message);
+    if (request === inFlight && (error as Error).name !== 'AbortError') showError(`Could not compare ${a} with ${b}:`, (error as Error).message);
   }
 }
 
+function loadUploads(): void {
+  const section = $('uploads-section');
+  section.setAttribute('aria-busy', 'true');
+  $('uploads-status').textContent = 'loading uploads...';
+  getJson<{ uploads: UploadRow[]; next?: string }>('uploads')
+    .then(renderUploads, (error: Error) => {
+      $('uploads-table').hidden = true;
+      $('uploads-status').textContent = `could not list uploads: ${error.message}`;
+    })
+    .finally(() => section.setAttribute('aria-busy', 'false'));
+}
+
+/** Fills the form from the URL's query, else from the lab's labels; compares when both sides are known. */
+function fillAndCompare(devices: readonly DeviceEntry[]): void {
+  const params = new URLSearchParams(location.search);
+  const pair = params.get('a') || params.get('b') ? { a: params.get('a') ?? '', b: params.get('b') ?? '' } : initialPair(devices);
+  $<HTMLInputElement>('a').value = pair?.a ?? '';
+  $<HTMLInputElement>('b').value = pair?.b ?? '';
+  const select = $<HTMLSelectElement>('metric');
+  select.value = params.get('metric') ?? 'all';
+  if (select.selectedIndex < 0) select.value = 'all';
+  if (pair?.a && pair.b) void compareFromForm();
+  else setState('idle', 'this lab holds one device label: type a selector for the other side and press Compare');
+}
+
+/** Starts from what the lab holds: its labels decide between the empty state and a first comparison. */
+async function loadLab(): Promise<void> {
+  setState('loading', "loading the lab's devices...");
+  loadUploads();
+  let page: DevicesPage;
+  try {
+    page = await getJson<DevicesPage>(`devices?limit=${MAX_PAGE}`);
+  } catch (error) {
+    showError("Could not read the lab's devices:", (error as Error).message);
+    return;
+  }
+  renderDevices(page);
+  $('devices-note').hidden = page.devices.length === 0;
+  if (page.devices.length === 0) setState('empty');
+  else fillAndCompare(page.devices);
+}
+
 function start(): void {
-  layout();
   const embedded = window.__BENCHDROP__;
   if (embedded) {
     // A report written by `benchdrop compare --html`: everything is in the page.
-    $('controls').hidden = true;
     if (embedded.comparison) renderComparison(embedded.comparison);
-    if (embedded.uploads) renderUploads(embedded.uploads);
-    else $('uploads-section').hidden = true;
     return;
   }
-  const params = new URLSearchParams(location.search);
-  $<HTMLInputElement>('a').value = params.get('a') ?? 'scsi2sd_redux';
-  $<HTMLInputElement>('b').value = params.get('b') ?? 'scsi2sd_10M_Sync';
-  $<HTMLSelectElement>('metric').value = params.get('metric') ?? 'all';
   $('controls').addEventListener('submit', (event) => {
     event.preventDefault();
     void compareFromForm();
   });
-  void compareFromForm();
-  getJson<{ uploads: UploadListing[] }>('uploads').then(
-    (r) => renderUploads(r.uploads),
-    (error: Error) => showError(`uploads: ${error.message}`),
-  );
-  getJson<DevicesPage>(`devices?limit=${MAX_PAGE}`).then(renderDevices, (error: Error) => showError(`devices: ${error.message}`));
+  $('recheck').addEventListener('click', () => void loadLab());
+  void loadLab();
 }
 
 start();

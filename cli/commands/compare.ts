@@ -17,13 +17,15 @@
  *     difference apart, which side is better per metric, and the comparison's
  *     sentence last.
  *
- * `--json` prints the API's Comparison unchanged; `--html FILE` also writes the
- * report page's view of it (charts, uploads list) as one self-contained file, for
- * labs on AWS where no page is served.
+ * `--json` prints the API's Comparison unchanged; `--html [FILE]` also writes the
+ * report page's view of this comparison alone (charts and tables, no uploads) as
+ * one self-contained file, for labs on AWS where no page is served. Without a
+ * FILE it goes to `--out PATH`, else to a fresh folder in the OS temp dir, so a
+ * report never lands in the working tree unasked; the path is said on stderr.
  */
-import { writeFile } from 'node:fs/promises';
-import { reportHtml } from '../../report/build.ts';
-import type { UploadListing } from '../../shared/api.ts';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { formatRatio, isMetricSpec, LEVEL, METRIC_SPEC_HELP, RESOLUTION_STEPS, type Comparison, type ComparisonPoint, type Interval, type MetricRatio, type SideSummary } from '../../shared/compare.ts';
 import { METRICS, type Metric } from '../../shared/metrics.ts';
 import { apiClientFor, guarded, plural, type CliDeps } from '../context.ts';
@@ -34,23 +36,55 @@ import type { TargetFlags } from '../target.ts';
 export interface CompareCommandOptions extends TargetFlags {
   metric?: string;
   json?: boolean;
-  html?: string;
+  /** A path, or true for `--html` given without one. */
+  html?: string | boolean;
+  out?: string;
 }
 
 export function compareCommand(a: string, b: string, options: CompareCommandOptions, io: Output, deps: CliDeps = {}): Promise<number> {
   return guarded(io, async () => {
     const metric = options.metric ?? 'all';
     if (!isMetricSpec(metric)) throw new CliError(`--metric ${metric}: expected ${METRIC_SPEC_HELP}`);
+    const target = htmlTarget(options);
     const api = await apiClientFor(options, deps, io);
     const comparison = await api.get<Comparison>('/compare', { a, b, metric });
     io.out(options.json ? JSON.stringify(comparison, null, 2) : renderComparison(comparison));
-    if (options.html !== undefined) {
-      const { uploads } = await api.get<{ uploads: UploadListing[] }>('/uploads', { limit: 100 });
-      await writeFile(options.html, await reportHtml({ comparison, uploads }, `benchdrop: ${comparison.sentence}`));
-      io.err(`wrote ${options.html}`);
+    if (target !== undefined) {
+      const path = await htmlPath(target, a, b);
+      // Only --html needs the page and esbuild, which bundles it.
+      const { reportHtml } = await import('../../report/build.ts');
+      await writeFile(resolve(deps.cwd ?? process.cwd(), path), await reportHtml({ comparison }, `benchdrop: ${comparison.sentence}`));
+      io.err(`wrote ${path}`);
     }
     return 0;
   });
+}
+
+/** Where the HTML goes, as asked: a file named by --html or --out, a new temp file, or nowhere. */
+type HtmlTarget = { file: string } | { temp: true };
+
+function htmlTarget(options: CompareCommandOptions): HtmlTarget | undefined {
+  const named = typeof options.html === 'string' ? options.html : undefined;
+  if (named !== undefined && options.out !== undefined) throw new CliError(`--html ${named} and --out ${options.out}: name the file once (--html FILE, or --html --out FILE)`);
+  const file = named ?? options.out;
+  if (file !== undefined) return { file };
+  return options.html === true ? { temp: true } : undefined;
+}
+
+/** A named file as named (said back as typed); else a new folder per report, so two of one pair never collide. */
+async function htmlPath(target: HtmlTarget, a: string, b: string): Promise<string> {
+  if ('file' in target) return target.file;
+  const dir = await mkdtemp(join(tmpdir(), 'benchdrop-compare-'));
+  return join(dir, `benchdrop-compare-${fileSafe(a)}-vs-${fileSafe(b)}.html`);
+}
+
+/** A selector as part of a file name: letters, digits, `.`, `_` and `-` only, short, never hidden. */
+function fileSafe(selector: string): string {
+  const safe = selector
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .slice(0, 60)
+    .replace(/^[._-]+|[._-]+$/g, '');
+  return safe === '' ? 'selector' : safe;
 }
 
 function describeSide(name: 'A' | 'B', s: SideSummary): string {

@@ -1,7 +1,11 @@
 /**
  * The report page in a real headless browser (Debian's chromium, driven by
- * playwright-core): served by the local lab, it loads, draws the chart for redux
- * vs 10M_Sync and shows 1.90 with why there is no interval; a comparison of 4
+ * playwright-core): served by the local lab, it starts from the lab's own labels
+ * (an empty lab shows how to upload, with no error and no demo names; once logs
+ * are in, two of their labels are compared), says it is loading while a request
+ * is out and shows the API's message when one fails; every control has a name
+ * and the form works from the keyboard. With redux vs 10M_Sync in its URL it
+ * draws the chart and shows 1.90 with why there is no interval; a comparison of 4
  * runs a side shows its interval's label, `~`, the advice and the warnings; the
  * self-contained file from `compare --html` shows a comparison without a server,
  * the faster side named first, and its iostat bars drawn from 1x (down for
@@ -9,18 +13,19 @@
  * 1,000 of a lab that holds more with a note saying so. Screenshots go to a temp
  * folder.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../support/quiet.ts';
-import { startLab, type Lab } from '../../infra/local/lab.ts';
+import { LAB_BUCKET, LAB_CREDENTIALS, startLab, type Lab } from '../../infra/local/lab.ts';
 import { reportHtml } from '../../report/build.ts';
 import type { DevicesPage } from '../../shared/api.ts';
-import { createDocumentClient } from '../../shared/aws.ts';
+import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import { compareObservations, type Comparison, type Observation } from '../../shared/compare.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { MAX_PAGE } from '../../shared/store/pages.ts';
@@ -67,8 +72,10 @@ describe('the report page', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
-    await page.goto(lab.endpoints.reportUrl);
+    await page.goto(`${lab.endpoints.reportUrl}?a=scsi2sd_redux&b=scsi2sd_10M_Sync`);
     await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
+    expect(await page.inputValue('#a')).toBe('scsi2sd_redux');
+    expect(await page.inputValue('#b')).toBe('scsi2sd_10M_Sync');
     expect(await page.textContent('#ratio')).toBe('1.90x');
     expect(await page.textContent('#sentence')).toBe('scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points, 1.11x-4.41x)');
     // One run a side: the page says why there is no interval and what would give one.
@@ -87,7 +94,8 @@ describe('the report page', () => {
     expect(await page.locator('#ratio-chart .u-legend').textContent()).toMatch(/fwd_wt.*summary 1\.90x/s);
     expect(await page.locator('#points tr').count()).toBe(54);
     await page.locator('#uploads tr').nth(3).waitFor();
-    expect(await page.locator('#uploads tr.ready').count()).toBe(4);
+    expect(await page.locator('#uploads tr[data-status="ready"]').count()).toBe(4);
+    expect(await page.textContent('#uploads-status')).toBe('4 uploads');
     // Every label of the lab, offered in both selector fields.
     await page.locator('#devices-note:not([hidden])').waitFor();
     const labels = (await api<DevicesPage>(`/devices?limit=${MAX_PAGE}`)).devices.map((d) => d.label);
@@ -154,9 +162,128 @@ describe('the report page', () => {
     const page = await browser.newPage();
     await page.goto(`${lab.endpoints.reportUrl}?a=colour%3Dred&b=scsi2sd_redux`);
     await page.waitForSelector('body[data-state="error"]', { timeout: 20_000 });
-    expect(await page.textContent('#error')).toMatch(/unknown term "colour"/);
+    expect(await page.isVisible('#error')).toBe(true);
+    expect(await page.textContent('#error')).toMatch(/^Could not compare colour=red with scsi2sd_redux: .*unknown term "colour"/);
+    expect(await page.isVisible('#results')).toBe(false);
+    expect(await page.getAttribute('main', 'aria-busy')).toBe('false');
+    // The form stays, so the selector can be put right.
+    expect(await page.isVisible('#controls')).toBe(true);
     await page.close();
   }, 30_000);
+
+  it('when GET /devices fails, the page shows the API\'s message as its error state', async () => {
+    const page = await browser.newPage();
+    const message = 'internal error (request id 0f1e2d3c)';
+    await page.route(
+      (url) => url.pathname === '/devices',
+      (route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'InternalError', message } }) }),
+    );
+    await page.goto(lab.endpoints.reportUrl);
+    await page.waitForSelector('body[data-state="error"]', { timeout: 20_000 });
+    expect(await page.textContent('#error')).toBe(`Could not read the lab's devices: ${message}`);
+    expect(await page.isVisible('#empty')).toBe(false);
+    expect(await page.isVisible('#results')).toBe(false);
+    await page.close();
+  }, 30_000);
+
+  it('without a query it compares two of the lab\'s own labels of one format, neither inside the other', async () => {
+    const page = await browser.newPage();
+    const compares: string[] = [];
+    page.on('request', (r) => void (new URL(r.url()).pathname === '/compare' && compares.push(r.url())));
+    await page.goto(lab.endpoints.reportUrl);
+    await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
+    // Labels come in label order; the first two diskperf ones of the demo lab.
+    const labels = (await api<DevicesPage>(`/devices?limit=${MAX_PAGE}`)).devices;
+    expect(labels.slice(0, 2).map((d) => [d.label, d.format])).toEqual([['300G_10K_SGI_Indy', 'diskperf'], ['scsi2sd_10M_Sync', 'diskperf']]);
+    expect(await page.inputValue('#a')).toBe('300G_10K_SGI_Indy');
+    expect(await page.inputValue('#b')).toBe('scsi2sd_10M_Sync');
+    expect(await page.inputValue('#metric')).toBe('all');
+    expect(compares).toHaveLength(1);
+    expect(await page.textContent('#sentence')).toMatch(/300G_10K_SGI_Indy.* scsi2sd_10M_Sync on all/);
+    expect(new URL(page.url()).search).toBe('?a=300G_10K_SGI_Indy&b=scsi2sd_10M_Sync&metric=all');
+    await page.close();
+  }, 30_000);
+
+  it('says it is loading while GET /devices and GET /compare are out, and stops saying so when they answer', async () => {
+    const page = await browser.newPage();
+    const held = new Map<string, () => void>();
+    const hold = (path: string) =>
+      page.route(
+        (url) => url.pathname === path,
+        async (route) => {
+          await new Promise<void>((release) => held.set(path, release));
+          await route.continue();
+        },
+      );
+    await hold('/devices');
+    await hold('/compare');
+    await page.goto(`${lab.endpoints.reportUrl}?a=scsi2sd_redux&b=scsi2sd_10M_Sync`);
+    const status = page.getByRole('status').filter({ hasText: "loading the lab's devices..." });
+    await status.waitFor();
+    expect(await page.getAttribute('main', 'aria-busy')).toBe('true');
+    expect(await page.getAttribute('body', 'data-state')).toBe('loading');
+    expect(await page.isVisible('#error')).toBe(false);
+    await expect.poll(() => held.has('/devices')).toBe(true);
+    held.get('/devices')!();
+    await page.getByRole('status').filter({ hasText: 'comparing scsi2sd_redux with scsi2sd_10M_Sync (all)...' }).waitFor();
+    expect(await page.getAttribute('main', 'aria-busy')).toBe('true');
+    // The spinner beside the status line is drawn while busy.
+    expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('#status'), '::before').animationName`)).toBe('spin');
+    await expect.poll(() => held.has('/compare')).toBe(true);
+    held.get('/compare')!();
+    await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
+    expect(await page.getAttribute('main', 'aria-busy')).toBe('false');
+    expect(await page.textContent('#status')).toBe('');
+    expect(await page.textContent('#ratio')).toBe('1.90x');
+    await page.close();
+  }, 30_000);
+
+  it('every control has an accessible name, Tab walks the form in order, Enter in a field and Space on the button compare', async () => {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } });
+    await page.goto(`${lab.endpoints.reportUrl}?a=scsi2sd_redux&b=scsi2sd_10M_Sync`);
+    await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
+    await expect.poll(() => page.locator('#uploads tr').count()).toBeGreaterThan(0);
+    // Each visible control, as the accessibility tree names it.
+    const named: string[] = [];
+    for (const control of await page.locator('input:visible, select:visible, button:visible').all()) {
+      const [, role, name] = /^- (\w+) "([^"]*)"/.exec(await control.ariaSnapshot()) ?? [];
+      named.push(`${role} ${name}`);
+    }
+    expect(named).toEqual(['combobox A (selector)', 'combobox B (selector)', 'combobox metric', 'button Compare']);
+    expect(await page.getByLabel('A (selector)').inputValue()).toBe('scsi2sd_redux');
+    expect(await page.getByLabel('B (selector)').inputValue()).toBe('scsi2sd_10M_Sync');
+    expect(await page.getByLabel('metric').inputValue()).toBe('all');
+    expect(await page.getByRole('form', { name: 'comparison' }).count()).toBe(1);
+    const focused = () => page.evaluate<string>('document.activeElement.id || document.activeElement.tagName');
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await focused());
+    }
+    expect(order).toEqual(['a', 'b', 'metric', 'BUTTON']);
+    // Type new selectors from the keyboard alone; Enter in B submits.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('a');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('x4100/c0t0d0');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('x4100/c0t1d0');
+    await page.keyboard.press('Enter');
+    await page.locator('#sentence', { hasText: 'x4100/c0t1d0 on all' }).waitFor({ timeout: 20_000 });
+    expect(new URL(page.url()).searchParams.get('a')).toBe('x4100/c0t0d0');
+    // The metric from the keyboard, then Space on the focused button.
+    await page.getByLabel('metric').focus();
+    await page.keyboard.press('End');
+    expect(await page.getByLabel('metric').inputValue()).toBe('util_pct');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('BUTTON');
+    await page.keyboard.press('Space');
+    await page.locator('#sentence', { hasText: 'on util_pct' }).waitFor({ timeout: 20_000 });
+    await page.close();
+  }, 60_000);
 
   it('compare --html writes one self-contained file that shows the comparison offline, the faster side named first', async () => {
     const comparison = await api('/compare?a=scsi2sd_redux&b=300G_10K_SGI_Indy');
@@ -176,7 +303,9 @@ describe('the report page', () => {
     const near = page.locator('#points tr.near-resolution');
     expect(await near.count()).toBe(1);
     expect(await near.locator('td').allTextContents()).toEqual(['rnd_wt', '4096', '0.18', '0.01', '18.0x', '', '', '', 'a side is within 5 printing steps of 0: the ratio is mostly rounding']);
-    expect(await page.isVisible('#controls')).toBe(false);
+    // The comparison alone: no form, no loading, empty or uploads parts.
+    for (const part of ['#controls', '#status', '#empty', '#uploads-section', '#uploads']) expect(await page.locator(part).count()).toBe(0);
+    expect(await page.getAttribute('main', 'aria-busy')).toBe('false');
     expect(requests).toEqual([pathToFileURL(file).href]);
     await page.screenshot({ path: join(dir, 'offline.png') });
     await page.close();
@@ -229,7 +358,7 @@ describe('the report page', () => {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(lab.endpoints.reportUrl);
+    await page.goto(`${lab.endpoints.reportUrl}?a=scsi2sd_redux&b=scsi2sd_10M_Sync`);
     await page.locator('#devices-note[data-more="true"]').waitFor({ timeout: 20_000 });
     expect(await offered(page)).toEqual(first.devices.map((d) => d.label));
     expect(await page.locator('#device-labels option').count()).toBe(MAX_PAGE);
@@ -237,6 +366,64 @@ describe('the report page', () => {
     // The page still compares.
     await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
     expect(await page.textContent('#ratio')).toBe('1.90x');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
+describe('the report page of an empty lab', () => {
+  let empty: Lab;
+
+  beforeAll(async () => {
+    empty = await startLab({ dataDir: join(dir, 'empty'), fresh: true, samples: false, s3Port: 0, apiPort: 0, log: () => {} });
+  }, 60_000);
+
+  afterAll(async () => {
+    await empty?.stop();
+  });
+
+  it('says how to upload, with no error, no demo names and no comparison asked; once logs are in, Check again compares two of them', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const compares: string[] = [];
+    page.on('request', (r) => void (new URL(r.url()).pathname === '/compare' && compares.push(r.url())));
+    await page.goto(empty.endpoints.reportUrl);
+    await page.waitForSelector('body[data-state="empty"]', { timeout: 20_000 });
+    const state = page.getByRole('region', { name: 'This lab holds no runs yet' });
+    expect(await state.isVisible()).toBe(true);
+    expect(await state.textContent()).toContain('npx benchdrop upload run1.txt --device sas10k --wait');
+    expect(await state.textContent()).toContain('s3 cp run1.txt s3://BUCKET/sas10k/run1.txt --metadata device=sas10k');
+    expect(await page.isVisible('#error')).toBe(false);
+    expect(await page.isVisible('#controls')).toBe(false);
+    expect(await page.isVisible('#devices-note')).toBe(false);
+    expect(await page.getAttribute('main', 'aria-busy')).toBe('false');
+    expect(await page.inputValue('#a')).toBe('');
+    expect(await page.inputValue('#b')).toBe('');
+    expect(await page.locator('body').innerText()).not.toMatch(/scsi2sd|300G|SGI_Indy|x4100/);
+    await page.locator('#uploads-status', { hasText: 'no uploads yet' }).waitFor();
+    expect(compares).toEqual([]);
+    await page.screenshot({ path: join(dir, 'empty.png'), fullPage: true });
+
+    // Two logs uploaded under labels of their own; the button, from the keyboard, looks again.
+    const s3 = createS3Client({ s3Endpoint: empty.endpoints.s3Endpoint, credentials: LAB_CREDENTIALS, region: 'us-east-1' });
+    try {
+      for (const [device, file] of [['fast-disk', 'irix-indy-scsi2sd-redux.diskperf.txt'], ['slow-disk', 'irix-indy-scsi2sd-10M-sync.diskperf.txt']] as const) {
+        await s3.send(new PutObjectCommand({ Bucket: LAB_BUCKET, Key: `${device}/${file}`, Body: readFileSync(fileURLToPath(new URL(`../../demo/${file}`, import.meta.url))), Metadata: { device } }));
+      }
+    } finally {
+      s3.destroy();
+    }
+    await empty.idle();
+    await page.getByRole('button', { name: 'Check again' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
+    expect(await page.inputValue('#a')).toBe('fast-disk');
+    expect(await page.inputValue('#b')).toBe('slow-disk');
+    expect(await page.textContent('#sentence')).toBe('fast-disk is 1.90x slow-disk on all (54 points, 1.11x-4.41x)');
+    expect(await page.isVisible('#empty')).toBe(false);
+    expect(await page.isVisible('#controls')).toBe(true);
+    expect(await page.locator('#uploads tr[data-status="ready"]').count()).toBe(2);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
