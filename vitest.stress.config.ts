@@ -17,6 +17,8 @@ export default defineConfig({
     fileParallelism: false,
     // Before every test file: no AWS SDK Node version notice (shared/node-support-notice.ts).
     setupFiles: ['./shared/node-support-notice.ts'],
+    // Once, before them all: the build that bin/benchdrop.js and `npm start` run.
+    globalSetup: ['./test/support/build-once.ts'],
     reporters: ['default', './test/closing-line-reporter.ts', './test/stress-summary-reporter.ts'],
   },
 });

@@ -7,9 +7,9 @@
  * as a copy of its own, as each concurrent Lambda invocation gets its own environment.
  */
 import type { IngestDeps } from '../../shared/ingest.ts';
+import { siblingModule } from '../../shared/module-paths.ts';
 
 type IngestModule = typeof import('../../functions/ingest/handler.ts');
-const HANDLER = '../../functions/ingest/handler.ts';
 
 /** `count` independent copies of functions/ingest/handler.ts, each given `deps`. */
 export async function ingestEnvironments(count: number, deps: IngestDeps): Promise<IngestModule[]> {
@@ -17,7 +17,7 @@ export async function ingestEnvironments(count: number, deps: IngestDeps): Promi
   for (let i = 0; i < count; i++) {
     // A query string makes the module loader (Node's, tsx's, Vite's) evaluate the file again, as a module of its own.
     // A URL built at run time, not a template literal: Vite rewrites those into a lookup of the files it knows.
-    const url = new URL(HANDLER, import.meta.url);
+    const url = siblingModule(import.meta.url, '../../functions/ingest/handler');
     url.search = `environment=${i}`;
     const environment = (await import(url.href)) as IngestModule;
     environment.setIngestDeps(deps);

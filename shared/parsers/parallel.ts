@@ -38,6 +38,7 @@ import { cleanLine, decodeLine } from './lines.ts';
 import { MAX_VALUE, parseIostatNumber } from './numbers.ts';
 import { mergeSummaries } from './summary.ts';
 import { parseTimestamp } from './timestamps.ts';
+import { isSource, siblingModule } from '../module-paths.ts';
 import { errorOfPart, parsePart, type PartRequest, type PartResult } from './parse-worker.ts';
 
 export interface ParallelOptions {
@@ -214,15 +215,12 @@ function startsSameSession(view: Buffer, lineStart: number, layout: TableLayout)
 }
 
 function workerScript(): { script: string | URL; eval: boolean } {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) {
-    // Bundled (esbuild): the worker is bundled beside this module as parse-worker.mjs.
-    return { script: new URL('./parse-worker.mjs', here), eval: false };
-  }
+  const worker = siblingModule(import.meta.url, './parse-worker');
+  if (!isSource(import.meta.url)) return { script: worker, eval: false };
   // Running from TypeScript source: the worker registers tsx before loading the parser.
+  const here = import.meta.url;
   const tsx = import.meta.resolve?.('tsx/esm/api') ?? pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  const worker = new URL('./parse-worker.ts', here).href;
-  return { script: `import(${JSON.stringify(tsx)}).then((api) => { (api.register ?? api.default.register)(); return import(${JSON.stringify(worker)}); })`, eval: true };
+  return { script: `import(${JSON.stringify(tsx)}).then((api) => { (api.register ?? api.default.register)(); return import(${JSON.stringify(worker.href)}); })`, eval: true };
 }
 
 function runPart(request: PartRequest): Promise<PartResult> {

@@ -1,6 +1,7 @@
 /**
  * Child processes for the end-to-end tests: the local lab as `npm start` runs it
- * (its own Node process, --openssl-legacy-provider, tsx), and the real clients
+ * (its own Node process, --openssl-legacy-provider, the build in dist/ that the
+ * tests' global setup makes), and the real clients
  * (AWS CLI, the benchdrop CLI, sh and curl) run asynchronously with execFile,
  * never with the *Sync variants: the lab lives in another process here, but a
  * blocked test worker could not notice a lab that hangs or dies either.
@@ -13,9 +14,9 @@ import type { LabEndpoints } from '../../infra/local/lab.ts';
 import { SDK_NODE_NOTICE_OFF } from '../../shared/node-support-notice.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const LAB_MAIN = 'infra/local/main.ts';
+export const LAB_MAIN = 'dist/infra/local/main.js';
 /** `npm start` is `node` with these arguments (package.json's start script, checked by startup-output.test.ts). */
-export const LAB_NODE_ARGS = ['--openssl-legacy-provider', '--import', 'tsx', LAB_MAIN] as const;
+export const LAB_NODE_ARGS = ['--openssl-legacy-provider', LAB_MAIN] as const;
 
 /** What the lab writes to <data>/lab.json. */
 export type LabJson = LabEndpoints;
@@ -138,10 +139,14 @@ export class LabProcess {
   readonly exited: Promise<Exit>;
   endpoints!: LabJson;
   private readonly killOnExit = () => {
-    if (this.running) this.child.kill('SIGKILL');
+    if (this.running) sendSignal(this.pid, 'SIGKILL');
   };
 
-  private constructor(readonly child: ChildProcess) {
+  /** `viaNpm`: the child is npm, and the lab is the process lab.json names (npm start). */
+  private constructor(
+    readonly child: ChildProcess,
+    private readonly viaNpm = false,
+  ) {
     child.stdout!.setEncoding('utf8').on('data', (text: string) => (this.stdoutText += text));
     child.stderr!.setEncoding('utf8').on('data', (text: string) => (this.stderrText += text));
     // Kept for start() to report: an unheard 'error' event would end the test worker.
@@ -156,8 +161,9 @@ export class LabProcess {
     process.once('exit', this.killOnExit);
   }
 
+  /** The lab's own process: under npm, the one lab.json names (signalling npm would leave it running). */
   get pid(): number {
-    return this.child.pid!;
+    return this.viaNpm && this.endpoints?.pid !== undefined ? this.endpoints.pid : this.child.pid!;
   }
 
   get running(): boolean {
@@ -198,6 +204,23 @@ export class LabProcess {
     } catch (error) {
       await lab.stop();
       throw new Error(`${(error as Error).message}\n${lab.output()}`);
+    }
+  }
+
+  /**
+   * `npm start` as printed, in `cwd` (a checkout with node_modules): the README's
+   * defaults, data in <cwd>/.benchdrop, ports 4569 and 4580. Waits as start() does.
+   */
+  static async startWithNpm(options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<LabProcess> {
+    const file = join(options.cwd, '.benchdrop', 'lab.json');
+    await rm(file, { force: true });
+    const lab = new LabProcess(spawn('npm', ['start'], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] }), true);
+    try {
+      await lab.until(async () => lab.bannerPrinted() && (await lab.readEndpoints(file)), options.timeoutMs ?? 90_000);
+      return lab;
+    } catch (error) {
+      await lab.stop();
+      throw new Error(`npm start: ${(error as Error).message}\n${lab.output()}`);
     }
   }
 

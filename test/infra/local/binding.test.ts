@@ -14,7 +14,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBindAddress, isLoopback } from '../../../infra/local/lab.ts';
 import { DEFAULT_HOST, labOptions, type LabCommandOptions } from '../../../infra/local/options.ts';
-import { clientEnv, explain, LAB_MAIN, LabProcess, run } from '../../e2e/processes.ts';
+import { clientEnv, explain, LAB_NODE_ARGS, LabProcess, run } from '../../e2e/processes.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /** main.ts as `npm start` runs it, on free ports, to its exit. */
 function startLab(dataDir: string, args: string[]) {
-  return run(process.execPath, ['--openssl-legacy-provider', '--import', 'tsx', LAB_MAIN, '--data', dataDir, '--no-samples', '--s3-port', '0', '--api-port', '0', ...args], {
+  return run(process.execPath, [...LAB_NODE_ARGS, '--data', dataDir, '--no-samples', '--s3-port', '0', '--api-port', '0', ...args], {
     env: clientEnv(scratch),
     timeoutMs: 60_000,
   });
