@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { table } from './stats.ts';
 
 /** The benches, in the order they run: the cheap, self-contained ones first. */
-export const BENCHES = ['parse', 'lambda', 'cost', 'ingest', 'limits', 'api', 'listings'] as const;
+export const BENCHES = ['cli', 'parse', 'lambda', 'cost', 'ingest', 'limits', 'api', 'listings'] as const;
 const WHOLE_RUN_TARGET_MIN = 15;
 
 interface Outcome {

@@ -11,15 +11,20 @@
  *   3. per file, after one untimed warm-up read, run N rounds (default 3; 2 for
  *      the 1 GB file) of:
  *      Node counting '\n' (the read-limit reference), `awk -f bench/means-*.awk`,
- *      `node bench/out/parse-entry.mjs` (parseStream, keepSamples: false); each is
- *      a fresh process timed by wall clock from spawn to exit; medians are reported;
- *   4. cross-check benchdrop's means against awk's (1e-6 relative) and exit 1 if
- *      they disagree or a side fails.
+ *      `node bin/benchdrop.js parse FILE` (the command as a user runs it, on the
+ *      build `npm ci` made, rebuilt first by `npm run build`), and
+ *      `node bench/out/parse-entry.mjs` (parseFile in-process, keepSamples: false);
+ *      each is a fresh process timed by wall clock from spawn to exit; medians
+ *      are reported; the command's peak RSS is read by /usr/bin/time;
+ *   4. cross-check benchdrop's means against awk's (1e-6 relative for the
+ *      in-process entry's JSON, the printed precision for the command's table)
+ *      and exit 1 if they disagree or a side fails.
  *
- * Targets (reported, not asserted): benchdrop at most half of awk's time, peak
- * RSS at most 150 MB, and the 1 GB file's peak RSS at most 15 % above the
- * 200 MB Solaris file's (memory flat). The time to read the file and count its
- * lines in plain Node is the read limit each side is compared with.
+ * Targets (reported, not asserted), for the command and the in-process entry
+ * alike: at most half of awk's time, peak RSS at most 150 MB, and the 1 GB file's
+ * peak RSS at most 15 % above the 200 MB Solaris file's (memory flat). The time
+ * to read the file and count its lines in plain Node is the read limit each side
+ * is compared with.
  * 1 MB = 10^6 bytes throughout.
  *
  *   npm run bench:parse -- [--size-mb 200] [--runs 3] [--big-mb 1000] [--big-runs 2] [solaris] [linux]
@@ -29,6 +34,7 @@
  */
 import '../shared/node-support-notice.ts';
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,10 +42,13 @@ import { build } from 'esbuild';
 import { ensureLog, LOG_KINDS, MB, OUT_DIR, sizeFromArgs, type GeneratedLog, type LogKind } from './generate.ts';
 import type { DeviceMeans, ParseTotals } from './parse-entry.ts';
 import { numberArg } from './args.ts';
+import { BIN, buildShipped } from './shipped.ts';
 import { median, table } from './stats.ts';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIR, '..');
+/** GNU time: the command's peak RSS from outside (its maxrss), with no code of ours in the measured process. */
+const GNU_TIME = '/usr/bin/time';
 
 const RATIO_TARGET = 0.5;
 const RSS_TARGET_MB = 150;
@@ -131,6 +140,20 @@ function timed(command: string, commandArgs: readonly string[], what: string): T
   return { ms, stdout: child.stdout };
 }
 
+interface TimedRss extends Timed {
+  /** Peak RSS in MB, undefined when /usr/bin/time is not there. */
+  rssMB: number | undefined;
+}
+
+/** timed(), with the process's peak RSS read by GNU time into a file of its own (not the command's stderr). */
+function timedWithRss(command: string, commandArgs: readonly string[], what: string): TimedRss {
+  if (!existsSync(GNU_TIME)) return { ...timed(command, commandArgs, what), rssMB: undefined };
+  const report = join(OUT_DIR, 'peak-rss.txt');
+  const run = timed(GNU_TIME, ['-f', '%M', '-o', report, command, ...commandArgs], what);
+  const kib = Number(readFileSync(report, 'utf8').trim().split('\n').pop());
+  return { ...run, rssMB: Number.isFinite(kib) ? (kib * 1024) / MB : undefined };
+}
+
 function sh(command: string, commandArgs: readonly string[]): string {
   const child = spawnSync(command, commandArgs, { encoding: 'utf8' });
   return `${child.stdout ?? ''}${child.stderr ?? ''}`.trim();
@@ -159,7 +182,7 @@ function readAwk(stdout: string): AwkMeans {
 }
 
 interface BenchdropMeans {
-  devices: DeviceMeans[];
+  devices: (DeviceMeans & { printed?: Record<string, string> })[];
   totals: ParseTotals;
 }
 
@@ -168,6 +191,42 @@ function readBenchdrop(stdout: string): BenchdropMeans {
   const totals = JSON.parse(lines[lines.length - 1]) as ParseTotals;
   if (totals.done !== true) throw new Error('parse-entry printed no totals line');
   return { devices: lines.slice(0, -1).map((l) => JSON.parse(l) as DeviceMeans), totals };
+}
+
+/**
+ * The per-device means `benchdrop parse` printed: its table's header names the
+ * canonical metrics, each row starts with the device and its sample count.
+ */
+function readCliTable(stdout: string): BenchdropMeans {
+  const lines = stdout.split('\n');
+  const at = lines.findIndex((l) => /^\s+device\s+samples\s/.test(l));
+  if (at === -1) throw new Error(`benchdrop parse printed no device table:\n${stdout.slice(0, 2000)}`);
+  const metrics = lines[at].trim().split(/\s+/).slice(2);
+  const devices: BenchdropMeans['devices'] = [];
+  for (const line of lines.slice(at + 1)) {
+    const cells = line.trim().split(/\s+/);
+    if (cells.length !== metrics.length + 2) break;
+    const [device, samples, ...values] = cells;
+    const mean: Record<string, number> = {};
+    const count: Record<string, number> = {};
+    const printed: Record<string, string> = {};
+    metrics.forEach((m, i) => {
+      if (values[i] === '-') return;
+      mean[m] = Number(values[i]);
+      printed[m] = values[i]!;
+    });
+    devices.push({ run: 0, device: device!, sampleCount: Number(samples), count, mean, printed });
+  }
+  const runs = Number(/: iostat, (\d+) runs?,/.exec(stdout)?.[1] ?? NaN);
+  const reports = Number(/, (\d+) reports?,/.exec(stdout)?.[1] ?? NaN);
+  return { devices, totals: { runs, reports: [reports] } as ParseTotals };
+}
+
+/** How far a value printed as `text` may be from the exact mean: half its last printed digit. */
+function printedTolerance(text: string): number {
+  if (/e/i.test(text)) return Math.abs(Number(text)) * 0.05;
+  const decimals = text.split('.')[1]?.length ?? 0;
+  return 0.5 * 10 ** -decimals * 1.001;
 }
 
 /** Problems found comparing benchdrop's means with awk's (empty: they agree). */
@@ -198,8 +257,13 @@ function crossCheck(kind: LogKind, awk: AwkMeans, bd: BenchdropMeans): { problem
         problems.push(`${device} ${metric}: no benchdrop summary (awk mean of ${names.join('+')} = ${expected})`);
         continue;
       }
-      if (b.count[metric] !== a.count) problems.push(`${device} ${metric}: benchdrop summarised ${b.count[metric]} samples, awk ${a.count}`);
+      if (b.count[metric] !== undefined && b.count[metric] !== a.count) problems.push(`${device} ${metric}: benchdrop summarised ${b.count[metric]} samples, awk ${a.count}`);
       const diff = Math.abs(actual - expected);
+      const printed = b.printed?.[metric];
+      if (printed !== undefined) {
+        if (diff > printedTolerance(printed)) problems.push(`${device} ${metric}: benchdrop parse printed ${printed}, awk ${names.join('+')} ${expected}`);
+        continue;
+      }
       if (diff > TOLERANCE * Math.max(Math.abs(actual), Math.abs(expected)) && diff > 1e-12) {
         problems.push(`${device} ${metric}: benchdrop ${actual}, awk ${names.join('+')} ${expected} (relative difference ${(diff / Math.max(Math.abs(actual), Math.abs(expected))).toExponential(2)})`);
       }
@@ -210,11 +274,20 @@ function crossCheck(kind: LogKind, awk: AwkMeans, bd: BenchdropMeans): { problem
 
 // ---------------------------------------------------------------- the run
 
+/** The two benchdrop figures printed side by side, each held to the same targets. */
+const SIDES = [
+  { name: 'benchdrop parse', ms: (r: Result) => r.cliMs, rssMB: (r: Result) => r.cliRssMB },
+  { name: 'in-process entry', ms: (r: Result) => r.bdMs, rssMB: (r: Result): number | undefined => r.rssMB },
+] as const;
+
 interface Result {
   log: GeneratedLog;
   big: boolean;
   awkMs: number[];
   bdMs: number[];
+  /** `node bin/benchdrop.js parse FILE`, the command a user runs. */
+  cliMs: number[];
+  cliRssMB: number | undefined;
   countMs: number[];
   bdInProcessMs: number[];
   rssMB: number;
@@ -234,6 +307,7 @@ async function main(): Promise<number> {
     `files: ${plan.map((f) => `${f.kind} ${(f.bytes / MB).toFixed(0)} MB (${f.rounds} round${f.rounds === 1 ? '' : 's'})`).join(', ')}; each round times every side once; medians reported; 1 MB = 10^6 bytes`,
   );
 
+  console.log(`built the command with npm run build (${buildShipped().toFixed(0)} ms)`);
   const started = performance.now();
   await build({
     entryPoints: [
@@ -265,15 +339,21 @@ async function main(): Promise<number> {
     const awkArgs = ['-f', AWK_SCRIPT[kind], log.path];
     try {
       timed(process.execPath, [countBundle, log.path], 'warm-up read');
-      const r: Result = { log, big, awkMs: [], bdMs: [], countMs: [], bdInProcessMs: [], rssMB: 0, countLines: 0, totals: undefined as unknown as ParseTotals, compared: 0, problems: [] };
+      const r: Result = { log, big, awkMs: [], bdMs: [], cliMs: [], cliRssMB: undefined, countMs: [], bdInProcessMs: [], rssMB: 0, countLines: 0, totals: undefined as unknown as ParseTotals, compared: 0, problems: [] };
       let awkOut: string | undefined;
       let bdOut: string | undefined;
+      let cliOut: string | undefined;
       for (let round = 1; round <= rounds; round++) {
         const count = timed(process.execPath, [countBundle, log.path], 'node line count');
         r.countMs.push(count.ms);
         r.countLines = (JSON.parse(count.stdout) as { lines: number }).lines;
         const awk = timed('awk', awkArgs, `awk -f ${rel(AWK_SCRIPT[kind])}`);
         r.awkMs.push(awk.ms);
+        const cli = timedWithRss(process.execPath, [BIN, 'parse', log.path], `node ${rel(BIN)} parse`);
+        r.cliMs.push(cli.ms);
+        if (cli.rssMB !== undefined) r.cliRssMB = Math.max(r.cliRssMB ?? 0, cli.rssMB);
+        if (cliOut !== undefined && cli.stdout !== cliOut) r.problems.push(`benchdrop parse printed different means in round ${round}`);
+        cliOut ??= cli.stdout;
         const bd = timed(process.execPath, [parseBundle, log.path], `node ${rel(parseBundle)}`);
         r.bdMs.push(bd.ms);
         const parsed = readBenchdrop(bd.stdout);
@@ -287,12 +367,14 @@ async function main(): Promise<number> {
         awkOut ??= awk.stdout;
         bdOut ??= bd.stdout;
         console.log(
-          `  round ${round}: line count ${(count.ms / 1000).toFixed(2)} s, awk ${(awk.ms / 1000).toFixed(2)} s, benchdrop ${(bd.ms / 1000).toFixed(2)} s (parse ${(parsed.totals.parseMs / 1000).toFixed(2)} s in-process, peak RSS ${rssMB.toFixed(1)} MB ${parsed.totals.rss.source}, maxRSS ${((parsed.totals.rss.maxRSSKiB * 1024) / MB).toFixed(1)} MB)`,
+          `  round ${round}: line count ${(count.ms / 1000).toFixed(2)} s, awk ${(awk.ms / 1000).toFixed(2)} s, benchdrop parse ${(cli.ms / 1000).toFixed(2)} s (peak RSS ${cli.rssMB?.toFixed(1) ?? 'not measured'} MB), in-process entry ${(bd.ms / 1000).toFixed(2)} s (parse ${(parsed.totals.parseMs / 1000).toFixed(2)} s in-process, peak RSS ${rssMB.toFixed(1)} MB ${parsed.totals.rss.source}, maxRSS ${((parsed.totals.rss.maxRSSKiB * 1024) / MB).toFixed(1)} MB)`,
         );
       }
-      const check = crossCheck(kind, readAwk(awkOut!), readBenchdrop(bdOut!));
+      const awkMeans = readAwk(awkOut!);
+      const check = crossCheck(kind, awkMeans, readBenchdrop(bdOut!));
+      const cliCheck = crossCheck(kind, awkMeans, readCliTable(cliOut!));
       r.compared = check.compared;
-      r.problems.push(...check.problems);
+      r.problems.push(...check.problems, ...cliCheck.problems.map((p) => `benchdrop parse: ${p}`));
       if (r.totals.warnings > 0) console.log(`  benchdrop warnings: ${r.totals.warnings}; first: ${r.totals.firstWarnings.join(' | ')}`);
       if (r.totals.lines !== r.countLines) console.log(`  note: benchdrop counted ${r.totals.lines} lines, the '\\n' count is ${r.countLines}`);
       if (r.problems.length > 0) {
@@ -300,7 +382,7 @@ async function main(): Promise<number> {
         console.log(`  CROSS-CHECK FAILED (${r.problems.length} problem(s)):`);
         for (const p of r.problems.slice(0, 12)) console.log(`    ${p}`);
       } else {
-        console.log(`  cross-check: ${check.compared} per-device means (${Object.keys(CROSS_CHECK[kind]).join(', ')}) agree with awk's to ${TOLERANCE} relative; benchdrop read ${r.totals.runs} run (${r.totals.dialects.join(', ')}, ${r.totals.reports.join('+')} reports)`);
+        console.log(`  cross-check: ${check.compared} per-device means (${Object.keys(CROSS_CHECK[kind]).join(', ')}) agree with awk's to ${TOLERANCE} relative (the in-process entry) and to their printed digits (benchdrop parse's table); benchdrop read ${r.totals.runs} run (${r.totals.dialects.join(', ')}, ${r.totals.reports.join('+')} reports)`);
       }
       results.push(r);
     } catch (error) {
@@ -311,43 +393,51 @@ async function main(): Promise<number> {
 
   if (results.length > 0) {
     const unmet: string[] = [];
-    const rows: string[][] = [['file', 'size MB', 'rounds', 'awk s', 'benchdrop s', 'benchdrop MB/s', `benchdrop / awk (<= ${RATIO_TARGET})`, 'benchdrop / line count', `peak RSS MB (<= ${RSS_TARGET_MB})`, 'targets']];
-    const refRows: string[][] = [['file', 'lines', 'line count s', 'line count MB/s', 'benchdrop / line count', 'awk / line count']];
-    const misses = new Map<Result, string[]>(results.map((r) => [r, []]));
-    // Memory flat: the big file's peak RSS against the same platform's regular file.
+    const rows: string[][] = [['file', 'side', 'size MB', 'rounds', 'awk s', 'benchdrop s', 'benchdrop MB/s', `benchdrop / awk (<= ${RATIO_TARGET})`, 'benchdrop / line count', `peak RSS MB (<= ${RSS_TARGET_MB})`, 'targets']];
+    const refRows: string[][] = [['file', 'lines', 'line count s', 'line count MB/s', 'benchdrop parse / line count', 'awk / line count']];
     const flatLines: string[] = [];
-    for (const big of results.filter((r) => r.big)) {
-      const regular = results.find((r) => !r.big && r.log.kind === big.log.kind);
-      if (regular === undefined) {
-        flatLines.push(`memory flat: not measured (no ${(sizeBytes / MB).toFixed(0)} MB ${big.log.kind} file to compare ${basename(big.log.path)} with)`);
-        continue;
+    for (const side of SIDES) {
+      const misses = new Map<Result, string[]>(results.map((r) => [r, []]));
+      // Memory flat: the big file's peak RSS against the same platform's regular file.
+      for (const big of results.filter((r) => r.big)) {
+        const regular = results.find((r) => !r.big && r.log.kind === big.log.kind);
+        const bigRss = side.rssMB(big);
+        const regularRss = regular && side.rssMB(regular);
+        if (regularRss === undefined || bigRss === undefined) {
+          flatLines.push(`memory flat, ${side.name}: not measured (no ${(sizeBytes / MB).toFixed(0)} MB ${big.log.kind} file or no peak RSS to compare ${basename(big.log.path)} with)`);
+          continue;
+        }
+        const limit = regularRss * (1 + RSS_FLAT_MARGIN);
+        const met = bigRss <= limit;
+        if (!met) misses.get(big)!.push(`${side.name}: peak RSS ${bigRss.toFixed(1)} MB more than ${RSS_FLAT_MARGIN * 100} % above ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB`);
+        flatLines.push(
+          `memory flat, ${side.name}: peak RSS ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB, ${bigRss.toFixed(1)} MB at ${(big.log.bytes / MB).toFixed(0)} MB (x${(bigRss / regularRss).toFixed(2)}; target: at most ${RSS_FLAT_MARGIN * 100} % more, <= ${limit.toFixed(1)} MB, and <= ${RSS_TARGET_MB} MB): ${met ? 'met' : 'NOT MET'}`,
+        );
       }
-      const limit = regular.rssMB * (1 + RSS_FLAT_MARGIN);
-      const met = big.rssMB <= limit;
-      if (!met) misses.get(big)!.push(`peak RSS ${big.rssMB.toFixed(1)} MB more than ${RSS_FLAT_MARGIN * 100} % above ${regular.rssMB.toFixed(1)} MB at ${(regular.log.bytes / MB).toFixed(0)} MB`);
-      flatLines.push(
-        `memory flat: peak RSS ${regular.rssMB.toFixed(1)} MB at ${(regular.log.bytes / MB).toFixed(0)} MB, ${big.rssMB.toFixed(1)} MB at ${(big.log.bytes / MB).toFixed(0)} MB (x${(big.rssMB / regular.rssMB).toFixed(2)}; target: at most ${RSS_FLAT_MARGIN * 100} % more, <= ${limit.toFixed(1)} MB, and <= ${RSS_TARGET_MB} MB): ${met ? 'met' : 'NOT MET'}`,
-      );
+      for (const r of results) {
+        const sizeMB = r.log.bytes / MB;
+        const ms = side.ms(r);
+        const sideS = median(ms) / 1000;
+        // Each round runs the sides back to back: the median of a round's ratios is
+        // steadier than a ratio of medians when the machine's speed drifts between rounds.
+        const ratio = median(ms.map((m, i) => m / r.awkMs[i]!));
+        const toCount = median(ms.map((m, i) => m / r.countMs[i]!));
+        const rss = side.rssMB(r);
+        const own = misses.get(r)!;
+        if (ratio > RATIO_TARGET) own.unshift(`${side.name}: ratio to awk ${ratio.toFixed(2)} > ${RATIO_TARGET}`);
+        if (rss === undefined) own.unshift(`${side.name}: peak RSS not measured (no ${GNU_TIME})`);
+        else if (rss > RSS_TARGET_MB) own.unshift(`${side.name}: peak RSS ${rss.toFixed(0)} MB > ${RSS_TARGET_MB}`);
+        const name = basename(r.log.path);
+        for (const m of own) unmet.push(`${name} ${m}`);
+        rows.push([name, side.name, sizeMB.toFixed(1), String(ms.length), (median(r.awkMs) / 1000).toFixed(2), sideS.toFixed(2), (sizeMB / sideS).toFixed(1), ratio.toFixed(2), toCount.toFixed(2), rss?.toFixed(1) ?? '-', own.length === 0 ? 'met' : 'NOT MET']);
+        if (side === SIDES[0]) {
+          const countS = median(r.countMs) / 1000;
+          refRows.push([name, String(r.countLines), countS.toFixed(2), (sizeMB / countS).toFixed(1), toCount.toFixed(2), median(r.awkMs.map((m, i) => m / r.countMs[i]!)).toFixed(2)]);
+        }
+      }
     }
-    for (const r of results) {
-      const sizeMB = r.log.bytes / MB;
-      const awkS = median(r.awkMs) / 1000;
-      const bdS = median(r.bdMs) / 1000;
-      const countS = median(r.countMs) / 1000;
-      // Each round runs the three back to back: the median of a round's ratios is
-      // steadier than a ratio of medians when the machine's speed drifts between rounds.
-      const ratio = median(r.bdMs.map((ms, i) => ms / r.awkMs[i]!));
-      const toCount = median(r.bdMs.map((ms, i) => ms / r.countMs[i]!));
-      const own = misses.get(r)!;
-      if (ratio > RATIO_TARGET) own.unshift(`ratio to awk ${ratio.toFixed(2)} > ${RATIO_TARGET}`);
-      if (r.rssMB > RSS_TARGET_MB) own.unshift(`peak RSS ${r.rssMB.toFixed(0)} MB > ${RSS_TARGET_MB}`);
-      const name = basename(r.log.path);
-      for (const m of own) unmet.push(`${name} ${m}`);
-      rows.push([name, sizeMB.toFixed(1), String(r.bdMs.length), awkS.toFixed(2), bdS.toFixed(2), (sizeMB / bdS).toFixed(1), ratio.toFixed(2), toCount.toFixed(2), r.rssMB.toFixed(1), own.length === 0 ? 'met' : 'NOT MET']);
-      refRows.push([name, String(r.countLines), countS.toFixed(2), (sizeMB / countS).toFixed(1), toCount.toFixed(2), median(r.awkMs.map((ms, i) => ms / r.countMs[i]!)).toFixed(2)]);
-    }
-    console.log("\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio):\n");
-    console.log(table(rows, (c) => c > 0 && c < 9));
+    console.log("\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio). `benchdrop parse` is the command as a user runs it (node bin/benchdrop.js parse FILE, peak RSS by GNU time); `in-process entry` is parseFile alone in a bundle (peak RSS by VmHWM):\n");
+    console.log(table(rows, (c) => c > 1 && c < 10));
     console.log("\nread-limit reference (plain node reading the file as the parser does (fileChunks: 256 KiB reads into two reused buffers) and counting '\\n'; the ratios say how far each side is from merely reading the file):\n");
     console.log(table(refRows, (c) => c > 0));
     if (flatLines.length > 0) console.log(`\n${flatLines.join('\n')}`);
