@@ -5,16 +5,15 @@
  * The CLI follows `next`: devices lists every label, runs as many as --limit
  * asks for, and says how many more there are past it.
  */
+import { serveApi, type ServedApi } from '../support/api-server.ts';
 import '../support/quiet.ts';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.ts';
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
-import { startHttpServer, type ApiHandler } from '../../infra/local/http.ts';
-import { ROUTES, type DeviceEntry, type RunListing } from '../../shared/api.ts';
+import type { ApiHandler } from '../../infra/local/http.ts';
+import type { DeviceEntry, RunListing } from '../../shared/api.ts';
 import type { DiskperfRun, IostatRun } from '../../shared/model.ts';
 import { parseText } from '../../shared/parsers/index.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
@@ -30,7 +29,7 @@ import { captureOutput } from './fake-api.ts';
 const LABELS = Array.from({ length: 1234 }, (_, i) => `lab-${String(i).padStart(4, '0')}`);
 
 let env: Emulators;
-let server: Server;
+let served: ServedApi | undefined;
 let api: string;
 /** The query strings the API was asked with, per path. */
 const asked: { path: string; query: URLSearchParams }[] = [];
@@ -52,17 +51,14 @@ beforeAll(async () => {
     asked.push({ path: event.rawPath, query: new URLSearchParams(event.rawQueryString) });
     return (apiHandler as ApiHandler)(event, context);
   };
-  server = await startHttpServer({ host: '127.0.0.1', port: 0, handler: recording, context: () => lambdaContext('benchdrop-api'), routeKeys: Object.values(ROUTES) });
-  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveApi(recording);
+  api = served.url;
 }, 60_000);
 
 afterAll(async () => {
   setApiDeps(undefined);
   setIngestDeps(undefined);
-  await new Promise<void>((resolve) => {
-    server?.close(() => resolve());
-    server?.closeAllConnections();
-  });
+  await served?.close();
   await env?.stop();
 });
 

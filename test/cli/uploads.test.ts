@@ -5,16 +5,14 @@
  * one, a file that fails. Each key is said once per line, and no line says
  * `(line 0)`.
  */
+import { serveApi, type ServedApi } from '../support/api-server.ts';
 import '../support/quiet.ts';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.ts';
+import { setApiDeps } from '../../functions/api/handler.ts';
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent, type S3EventName } from '../../infra/local/events.ts';
-import { startHttpServer, type ApiHandler } from '../../infra/local/http.ts';
-import { ROUTES, type UploadListing } from '../../shared/api.ts';
+import type { UploadListing } from '../../shared/api.ts';
 import { objectRefOf } from '../../shared/ingest.ts';
 import { runCli } from '../../cli/program.ts';
 import { startEmulators, type Emulators } from '../support/emulators.ts';
@@ -27,7 +25,7 @@ const INDY_300G = fixture('irix/irix-6.5-indy-300G-10K.diskperf.txt');
 const PROSE = fixture('bad/prose-only.txt');
 
 let env: Emulators;
-let server: Server;
+let served: ServedApi | undefined;
 let api: string;
 const sequencer = sequencerGenerator(0x3000000000000n);
 /** The version each upload was filed under, by name. */
@@ -49,17 +47,14 @@ beforeAll(async () => {
   versions.set('notes', await deliver('sas10k/notes.txt', 'ObjectCreated:Put', PROSE));
   versions.set('gone', await deliver('old/run.txt', 'ObjectCreated:Put', REDUX));
   await deliver('old/run.txt', 'ObjectRemoved:Delete');
-  server = await startHttpServer({ host: '127.0.0.1', port: 0, handler: apiHandler as ApiHandler, context: () => lambdaContext('benchdrop-api'), routeKeys: Object.values(ROUTES) });
-  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveApi();
+  api = served.url;
 }, 60_000);
 
 afterAll(async () => {
   setApiDeps(undefined);
   setIngestDeps(undefined);
-  await new Promise<void>((resolve) => {
-    server?.close(() => resolve());
-    server?.closeAllConnections();
-  });
+  await served?.close();
   await env?.stop();
 });
 

@@ -5,11 +5,10 @@
  * API Gateway HTTP API events (payload format 2.0). Reads are counted by wrapping
  * the DynamoDB client's send; nothing else is mocked.
  */
+import { serveApi, type ServedApi } from '../support/api-server.ts';
 import '../support/quiet.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -30,7 +29,6 @@ import { MAX_LABELS, MAX_OBSERVATIONS, resolveSelector } from '../../shared/stor
 import { deviceItem, uploadRecord } from '../../shared/store/records.ts';
 import { exactPattern, MAX_PATTERN_LENGTH, parseSelector } from '../../shared/selectors.ts';
 import { createTableInput, INDEXES } from '../../shared/table.ts';
-import { startHttpServer, type ApiHandler } from '../../infra/local/http.ts';
 import { startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
 import { fixture, FIXTURES_DIR } from '../support/fixtures.ts';
 import { lambdaContext } from '../support/lambda.ts';
@@ -578,20 +576,17 @@ describe('bad requests', () => {
 // ---------------------------------------------------------------- empty parameters
 
 describe('a parameter given empty counts as not given (over HTTP, URLs as typed)', () => {
-  let server: Server;
+  let served: ServedApi | undefined;
   let base: string;
 
   beforeAll(async () => {
     // The local lab's API Gateway in front of the deployed handler: the query string is parsed as API Gateway does.
-    server = await startHttpServer({ host: '127.0.0.1', port: 0, handler: apiHandler as ApiHandler, context: () => lambdaContext('benchdrop-api'), routeKeys: Object.values(ROUTES) });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    served = await serveApi();
+    base = served.url;
   });
 
   afterAll(async () => {
-    await new Promise<void>((resolve) => {
-      server?.close(() => resolve());
-      server?.closeAllConnections();
-    });
+    await served?.close();
   });
 
   /** GET of a path and query exactly as written, e.g. `/uploads?status=`. */

@@ -18,24 +18,23 @@
  *   from the algorithm (test/support/sigv4.ts) checks what S3 would; s3rver does
  *   check the expiry, and ingest checks the size again.
  */
+import { serveApi, type ServedApi } from '../support/api-server.ts';
 import '../support/quiet.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { handler as apiHandler, logger as apiLogger, setApiDeps, type ApiDeps } from '../../functions/api/handler.ts';
+import { logger as apiLogger, setApiDeps, type ApiDeps } from '../../functions/api/handler.ts';
 import type { ApiEvent } from '../../functions/api/http.ts';
 import { createUpload, UPLOAD_URL_SECONDS } from '../../functions/api/routes.ts';
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
-import { startHttpServer, type ApiHandler } from '../../infra/local/http.ts';
-import { MAX_PAGE, ROUTES, type ApiError, type DeviceEntry, type PresignedUpload, type RunListing, type UploadListing } from '../../shared/api.ts';
+import { MAX_PAGE, type ApiError, type DeviceEntry, type PresignedUpload, type RunListing, type UploadListing } from '../../shared/api.ts';
 import { objectRefOf } from '../../shared/ingest.ts';
 import { MAX_MESSAGE_LENGTH } from '../../shared/ingest/deps.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from '../../shared/selectors.ts';
@@ -54,7 +53,7 @@ const MAX_UPLOAD = 1_000_000;
 
 let env: Emulators;
 let deps: ApiDeps;
-let server: Server;
+let served: ServedApi | undefined;
 let api: string;
 /** The version the pipeline filed the diskperf sample under. */
 let reduxVersion: string;
@@ -79,14 +78,14 @@ beforeAll(async () => {
   // Something in every kind of item: uploads, objects, runs, series, chunks, devices.
   reduxVersion = await ingest('irix-indy-scsi2sd-redux.diskperf.txt', REDUX);
   await ingest('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', X4100, { metadata: { tags: 'interface=SAS;rpm=10000' } });
-  server = await startHttpServer({ host: '127.0.0.1', port: 0, handler: apiHandler as ApiHandler, context: () => lambdaContext('benchdrop-api'), routeKeys: Object.values(ROUTES) });
-  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveApi();
+  api = served.url;
 }, 60_000);
 
 afterAll(async () => {
   setApiDeps(undefined);
   setIngestDeps(undefined);
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  await served?.close();
   await env?.stop();
 });
 
