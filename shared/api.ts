@@ -145,7 +145,7 @@ export interface RunSource {
 }
 
 /** What a run says of itself, listed or read whole. */
-interface RunFacts {
+export interface RunFacts {
   runId: string;
   format: Format;
   /** diskperf: the test name (-n); iostat: the host its banner names, or empty. */

@@ -24,7 +24,7 @@
  *   what the META holds: host, context, tags, the samples' time range.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { DeviceEntry, DevicesPage, RunListing, RunSource, RunsPage, UploadListing, UploadsPage } from '../api.ts';
+import type { DeviceEntry, DevicesPage, RunFacts, RunListing, RunSource, RunsPage, UploadListing, UploadsPage } from '../api.ts';
 import { FORBIDDEN_IN_LABELS } from '../labels.ts';
 import type { Format } from '../model.ts';
 import { globMatches, MAX_PATTERN_LENGTH, parsePattern, type Pattern } from '../selectors.ts';
@@ -475,16 +475,23 @@ type ListedRun = RunHead & { seriesCount?: number };
 /** A run listed under `device`; `whole`: the entry is the run, not one of its disks. */
 function listing(run: ListedRun, device: string, whole: boolean): RunListing {
   return {
-    runId: run.runId,
+    ...runFacts(run),
     device,
+    ...(run.reports !== undefined ? { reports: run.reports } : {}),
+    ...(whole && run.seriesCount !== undefined ? { disks: run.seriesCount } : {}),
+  };
+}
+
+/** What a run says of itself, listed (RunListing) or read whole (RunInfo), copied field by field. */
+export function runFacts(run: Pick<RunHead, 'runId' | 'format' | 'name' | 'host' | 'time' | 'from' | 'to' | 'tags' | 'context' | 'source'>): RunFacts {
+  return {
+    runId: run.runId,
     format: run.format,
     name: run.name,
     ...(run.host !== undefined ? { host: run.host } : {}),
     time: run.time,
     ...(run.from !== undefined ? { from: run.from } : {}),
     ...(run.to !== undefined ? { to: run.to } : {}),
-    ...(run.reports !== undefined ? { reports: run.reports } : {}),
-    ...(whole && run.seriesCount !== undefined ? { disks: run.seriesCount } : {}),
     tags: run.tags ?? {},
     context: run.context ?? [],
     source: runSource(run.source),

@@ -3,7 +3,7 @@
  * The local lab runs these when it starts on an existing data folder; each is
  * idempotent and touches only items that lack what it adds.
  */
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import { devicePk, deviceSk, MIGRATIONS_PK, migrationSk, RUN_META_SK } from './keys.ts';
 import { isConditionFailure, type Store } from './store.ts';
 import { deviceItem, packSeriesMeans, type StoredSeries } from './records.ts';
@@ -18,19 +18,14 @@ import { settleVersions } from './uploads.ts';
  */
 export async function indexIostatRunsByLabel(store: Store): Promise<number> {
   let indexed = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(
-      new ScanCommand({
-        TableName: store.tableName,
-        FilterExpression: 'sk = :meta AND #format = :iostat AND (attribute_not_exists(gsi1pk) OR (attribute_exists(#series) AND attribute_not_exists(seriesMeans)))',
-        ExpressionAttributeNames: { '#format': 'format', '#label': 'label', '#time': 'time', '#series': 'series' },
-        ExpressionAttributeValues: { ':meta': RUN_META_SK, ':iostat': 'iostat' },
-        ProjectionExpression: 'pk, sk, runId, #label, #time, #series',
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
+  const pages = scanPages<Record<string, unknown>>(store, {
+    FilterExpression: 'sk = :meta AND #format = :iostat AND (attribute_not_exists(gsi1pk) OR (attribute_exists(#series) AND attribute_not_exists(seriesMeans)))',
+    ExpressionAttributeNames: { '#format': 'format', '#label': 'label', '#time': 'time', '#series': 'series' },
+    ExpressionAttributeValues: { ':meta': RUN_META_SK, ':iostat': 'iostat' },
+    ProjectionExpression: 'pk, sk, runId, #label, #time, #series',
+  });
+  for await (const page of pages) {
+    for (const item of page) {
       const series = item['series'] as StoredSeries[] | undefined;
       await store.db.send(
         new UpdateCommand({
@@ -50,9 +45,18 @@ export async function indexIostatRunsByLabel(store: Store): Promise<number> {
       await store.db.send(new PutCommand({ TableName: store.tableName, Item: label, ConditionExpression: 'attribute_not_exists(pk)' })).catch(ignoreConditionFailure);
       indexed++;
     }
+  }
+  return indexed;
+}
+
+/** A Scan's pages, one at a time. Here and not in store.ts: only the lab's table upgrades scan, no function does. */
+async function* scanPages<T>(store: Store, input: Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey'>): AsyncGenerator<T[]> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(new ScanCommand({ ...input, TableName: store.tableName, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    yield (page.Items ?? []) as T[];
     start = page.LastEvaluatedKey;
   } while (start);
-  return indexed;
 }
 
 function ignoreConditionFailure(error: unknown): void {
@@ -74,21 +78,13 @@ export async function settleUploadStates(store: Store, now: string): Promise<num
   const done = await store.db.send(new GetCommand({ TableName: store.tableName, Key: marker, ConsistentRead: true }));
   if (done.Item) return 0;
   const keys = new Map<string, { bucket: string; key: string }>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(
-      new ScanCommand({
-        TableName: store.tableName,
-        FilterExpression: '#type = :upload',
-        ExpressionAttributeNames: { '#type': 'type', '#bucket': 'bucket', '#key': 'key' },
-        ExpressionAttributeValues: { ':upload': 'upload' },
-        ProjectionExpression: '#bucket, #key',
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) keys.set(`${item['bucket']}/${item['key']}`, { bucket: item['bucket'] as string, key: item['key'] as string });
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const pages = scanPages<{ bucket: string; key: string }>(store, {
+    FilterExpression: '#type = :upload',
+    ExpressionAttributeNames: { '#type': 'type', '#bucket': 'bucket', '#key': 'key' },
+    ExpressionAttributeValues: { ':upload': 'upload' },
+    ProjectionExpression: '#bucket, #key',
+  });
+  for await (const page of pages) for (const { bucket, key } of page) keys.set(`${bucket}/${key}`, { bucket, key });
   for (const { bucket, key } of keys.values()) await settleVersions(store, bucket, key, now);
   await store.db.send(new PutCommand({ TableName: store.tableName, Item: { ...marker, type: 'migration', doneAt: now } }));
   return keys.size;

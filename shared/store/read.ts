@@ -53,7 +53,7 @@ import { nativeInLabel } from '../labels.ts';
 import { exactPattern, globMatches, matches, planSelector, termMatches, type Pattern, type Selector, type SelectorCandidate, type Term } from '../selectors.ts';
 import { INDEXES } from '../table.ts';
 import { DEVICES_PK, runPk, RUN_META_SK, tagKey } from './keys.ts';
-import { runSource, type LabelPlan } from './listings.ts';
+import { runFacts, type LabelPlan } from './listings.ts';
 import { diskperfRows, unpackRows, unpackSeriesMeans, type DeviceItem, type RunItem, type SeriesItem, type SeriesMeans } from './records.ts';
 import {
   batchGetItems,
@@ -111,19 +111,11 @@ export async function getRun(store: ReadStore, runId: string): Promise<RunDetail
  */
 function runInfo(item: RunItem): RunInfo {
   const facts = {
-    runId: item.runId,
+    ...runFacts(item),
     label: item.label,
     index: item.index,
     platform: item.platform,
     dialect: item.dialect,
-    name: item.name,
-    ...(item.host !== undefined ? { host: item.host } : {}),
-    time: item.time,
-    ...(item.from !== undefined ? { from: item.from } : {}),
-    ...(item.to !== undefined ? { to: item.to } : {}),
-    tags: item.tags ?? {},
-    context: item.context ?? [],
-    source: runSource(item.source),
     startLine: item.startLine,
     endLine: item.endLine,
     warnings: item.warnings ?? [],
