@@ -5,6 +5,9 @@
  */
 import type { DiskperfMetric, IostatMetric } from './metrics.ts';
 
+/** Device names are keys in the table (with the label in front): longer ones are no device. */
+export const MAX_DEVICE_NAME_BYTES = 128;
+
 export const FORMATS = ['diskperf', 'iostat'] as const;
 export type Format = (typeof FORMATS)[number];
 
@@ -144,4 +147,22 @@ export interface ParsedFile {
   format: Format;
   runs: Run[];
   lines: number;
+}
+
+/**
+ * Canonical metric values of one sample from its printed values: each metric from
+ * the first column that feeds it (times its factor), and iops as reads plus writes
+ * when no column prints it (Solaris, FreeBSD). The one rule for parsers and readers.
+ */
+export function metricValues(columns: readonly IostatColumn[], raw: Readonly<Record<string, number>>): Partial<Record<IostatMetric, number>> {
+  const values: Partial<Record<IostatMetric, number>> = {};
+  let printsIops = false;
+  for (const column of columns) {
+    if (column.metric === undefined) continue;
+    if (column.metric === 'iops') printsIops = true;
+    const v = raw[column.name];
+    if (v !== undefined && !Number.isNaN(v) && values[column.metric] === undefined) values[column.metric] = v * column.factor;
+  }
+  if (!printsIops && values.read_iops !== undefined && values.write_iops !== undefined) values.iops = values.read_iops + values.write_iops;
+  return values;
 }

@@ -21,7 +21,7 @@
  */
 import { FORBIDDEN_IN_LABELS, MAX_LABEL_LENGTH, withoutLookAlikes } from './labels.ts';
 import { FORMATS, type Format } from './model.ts';
-import { MAX_DEVICE_NAME_BYTES } from './parsers/iostat-run.ts';
+import { MAX_DEVICE_NAME_BYTES } from './model.ts';
 import { KEY_SEPARATOR } from './store/keys.ts';
 
 /**

@@ -47,24 +47,6 @@ export function stripTtyCpu(names: readonly string[]): { names: string[]; tail: 
   return { names: names.slice(0, end), tail: names.length - end };
 }
 
-/**
- * Canonical metric values of one sample from its printed values: each metric from
- * the first column that feeds it (times its factor), and iops as reads plus writes
- * when no column prints it (Solaris, FreeBSD). The one rule for parsers and readers.
- */
-export function metricValues(columns: readonly IostatColumn[], raw: Readonly<Record<string, number>>): Partial<Record<IostatMetric, number>> {
-  const values: Partial<Record<IostatMetric, number>> = {};
-  let printsIops = false;
-  for (const column of columns) {
-    if (column.metric === undefined) continue;
-    if (column.metric === 'iops') printsIops = true;
-    const v = raw[column.name];
-    if (v !== undefined && !Number.isNaN(v) && values[column.metric] === undefined) values[column.metric] = v * column.factor;
-  }
-  if (!printsIops && values.read_iops !== undefined && values.write_iops !== undefined) values.iops = values.read_iops + values.write_iops;
-  return values;
-}
-
 /** Build the IostatColumn list for printed names from a platform's dictionary. */
 export function columnsFrom(names: readonly string[], dictionary: Readonly<Record<string, ColumnSpec>>): IostatColumn[] {
   return names.map((name) => {

@@ -7,11 +7,11 @@
  * caller keeps or streams them. Memory: one report.
  */
 import { IOSTAT_METRICS, type IostatMetric } from '../metrics.ts';
-import type { IostatColumn, IostatMeta, IostatRun, IostatSample, IostatSeries, MetricSummary, ParseWarning } from '../model.ts';
+import { MAX_DEVICE_NAME_BYTES, metricValues, type IostatColumn, type IostatMeta, type IostatRun, type IostatSample, type IostatSeries, type MetricSummary, type ParseWarning } from '../model.ts';
 import { nativeInLabel } from '../labels.ts';
 import { hasUnsafeCharacters, printable } from '../printable.ts';
 import { ParseError } from './errors.ts';
-import { metricValues, type IostatPlatform } from './iostat-layout.ts';
+import type { IostatPlatform } from './iostat-layout.ts';
 import { MAX_VALUE, valueProblem } from './numbers.ts';
 import { mergeSummaries, scaleSummary, SummaryBank } from './summary.ts';
 import { MAX_WARNINGS, type ParserOptions } from './types.ts';
@@ -27,8 +27,6 @@ export const MAX_COLUMNS = 64;
  * rather than allowed to exhaust the function's memory.
  */
 export const MAX_SERIES_PER_RUN = 10_000;
-/** Device names are keys in the table (with the label in front): longer ones are no device. */
-export const MAX_DEVICE_NAME_BYTES = 128;
 /**
  * Summary slots per series: slot 0 is the derived iops (reads + writes), the rest
  * go to metric columns in the order they appear. Compact banks keep a hundred

@@ -5,7 +5,7 @@
 import { DISKPERF_METRICS, type DiskperfMetric, type IostatMetric } from '../metrics.ts';
 import type { DiskperfRun, IostatColumn, IostatRun, IostatSample, MetricSummary, Run } from '../model.ts';
 import { seriesLabel } from '../labels.ts';
-import { metricValues } from '../parsers/iostat-layout.ts';
+import { metricValues } from '../model.ts';
 import { chunkSk, devicePk, DEVICES_PK, deviceSk, pastStatusPk, runPk, RUN_META_SK, seriesSk, statusPk, statusSk, tagKey, uploadPk, uploadSk } from './keys.ts';
 
 /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_LABEL_LENGTH } from '../../shared/labels.ts';
-import { MAX_DEVICE_NAME_BYTES } from '../../shared/parsers/iostat-run.ts';
+import { MAX_DEVICE_NAME_BYTES } from '../../shared/model.ts';
 import {
   exactPattern,
   globMatches,
