@@ -2,10 +2,28 @@
  * Which non-table lines are worth keeping as a run's context. People paste the
  * commands they ran (`tunefs -a 16 /opt`, `# diskperf -W -n x ...`, `$ iostat -xn 5`)
  * between prose; the commands explain the numbers, the prose does not.
+ *
+ *   commandFromLine('root@box:~# tunefs -a 16 /opt') -> 'tunefs -a 16 /opt'
+ *   commandFromLine('Then I ran it again.')          -> undefined
  */
 
 /** Words that are commands even without options (`sync`, `date`). */
-const BARE_COMMANDS = new Set(['sync', 'date', 'uname', 'hostname', 'df', 'mount', 'iostat', 'diskperf', 'hinv', 'sar', 'vmstat', 'zpool', 'metastat', 'lsblk']);
+const BARE_COMMANDS = new Set([
+  'sync',
+  'date',
+  'uname',
+  'hostname',
+  'df',
+  'mount',
+  'iostat',
+  'diskperf',
+  'hinv',
+  'sar',
+  'vmstat',
+  'zpool',
+  'metastat',
+  'lsblk',
+]);
 
 // A shell prompt: `$ `, `# `, `% `, `> `, `host# `, `root@box:~# `, `[user@box ~]$ `.
 const PROMPT = /^(?:[\w.@:~/[\]-]*\s?[#$%]\s+|[\w-]+>\s+)/;
@@ -32,7 +50,12 @@ function commandWords(text: string, words: string[]): string | undefined {
   if (!WORD.test(first)) return undefined;
   if (words.length === 1) return BARE_COMMANDS.has(first) ? text : undefined;
   // Shell commands carry options, paths, assignments or redirections; sentences do not.
-  const looksLikeArgs = words.slice(1).some((w) => /^-{1,2}[\w?]/.test(w) || w.startsWith('/') || w.includes('=') || w === '|' || w === '>' || /^\d+$/.test(w));
+  const looksLikeArgs = words
+    .slice(1)
+    .some(
+      (w) =>
+        /^-{1,2}[\w?]/.test(w) || w.startsWith('/') || w.includes('=') || w === '|' || w === '>' || /^\d+$/.test(w),
+    );
   if (!looksLikeArgs && !BARE_COMMANDS.has(first)) return undefined;
   // A sentence ends with a full stop and has capitals or several plain words.
   if (/[.!?]$/.test(text) && words.length > 4) return undefined;

@@ -62,15 +62,12 @@
  *   complete or at end(): the parser holds at most one finished run and the one it builds.
  * - No table at all: end() throws ParseError (line 0) `no diskperf result table found`.
  *   Bad input ends in a ParseError from line() or end(); errors thrown by onRun pass through as
- *   is (parseStream, index.ts, tells the caller's errors from the parser's own bugs).
+ *   is (parseStream, driver.ts, tells the caller's errors from the parser's own bugs).
  */
-import type { DiskperfMeta, DiskperfRow, DiskperfRun, ParseWarning } from '../model.ts';
-import { DISKPERF_METRICS, type DiskperfMetric } from '../metrics.ts';
+import type { DiskperfRun, ParseWarning } from '../model.ts';
 import { commandFromLine, pushContext } from './context.ts';
-import { printable } from '../printable.ts';
+import { DiskperfRunBuilder, fieldKey, isRow, ROWS_EXPECTED } from './diskperf-run.ts';
 import { ParseError } from './errors.ts';
-import { MAX_VALUE, valueProblem } from './numbers.ts';
-import { readTimestamp } from './timestamps.ts';
 import { MAX_WARNINGS, type LineParser, type ParserOptions } from './types.ts';
 
 const SEPARATOR = /^#\s*-{5,}\s*$/;
@@ -79,475 +76,236 @@ const TABLE_HEADER = /^#\s*req_size(?:\s|$)/i;
 const UNITS = /^#\s*\(/;
 // `# Test date     : Sat Dec 14 13:53:04 2019`: the key has no `-`, so `# diskperf -n a:b` is no field.
 const FIELD = /^#\s*([A-Za-z][A-Za-z0-9 ()/._]*?)\s*:\s*(.*?)\s*$/;
-const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
-const INTEGER = /^\d+$/;
-
-/** Header values are cut to this many characters, and at most this many unknown fields are kept. */
-const MAX_FIELD_LENGTH = 1024;
-const MAX_FIELD_NAME_LENGTH = 64;
-const MAX_EXTRA_FIELDS = 50;
 
 const NO_TABLE_EXPECTED = 'a Diskperf V1.2 header and a "# req_size ..." table';
-const ROWS_EXPECTED = 'rows of numbers under the "# req_size ..." header: the request size in bytes, then one MB/s value per column';
-
-type FieldKey = 'name' | 'date' | 'machine' | 'type' | 'path' | 'sizes' | 'parameters' | 'fileSize';
-
-function fieldKey(key: string): FieldKey | undefined {
-  const k = key.toLowerCase().replace(/\s+/g, ' ');
-  switch (k) {
-    case 'test name':
-      return 'name';
-    case 'test date':
-      return 'date';
-    case 'test machine':
-      return 'machine';
-    case 'test type':
-      return 'type';
-    case 'test path':
-      return 'path';
-    case 'request sizes':
-      return 'sizes';
-    case 'parameters':
-      return 'parameters';
-    default:
-      // `XFS file size`, and by analogy `EFS file size`, `File size`.
-      return /(?:^|\s)file size$/.test(k) ? 'fileSize' : undefined;
-  }
-}
-
-interface Building {
-  run: DiskperfRun;
-  /** Line of the `# req_size` header, or of the banner/first field when there is no table yet. */
-  headerLine: number;
-  hasTable: boolean;
-  /** Metric for each printed column after req_size; undefined for unknown columns. */
-  layout: (DiskperfMetric | undefined)[];
-  unitsChecked: boolean;
-  seenSizes: Set<number>;
-  /** First reason a row was skipped, for the message when no row is valid. */
-  firstProblem?: string;
-  /** The last row, when it was too short (it becomes `truncated` if it ends the table). */
-  lastShort?: { warning: ParseWarning; have: number; want: number };
-  lastRowLine: number;
-  suppressed: number;
-  /** Unknown header fields beyond MAX_EXTRA_FIELDS were met (warned once). */
-  extraIgnored?: boolean;
-}
-
-type State = 'idle' | 'header' | 'table';
 
 export function createDiskperfParser(options: ParserOptions): LineParser {
-  const { source } = options;
-  let state: State = 'idle';
-  let current: Building | undefined;
-  let context: string[] = [];
-  let pendingSeparator: number | undefined;
-  /** The last good run, held back until the next one is complete (see Rules above). */
-  let held: DiskperfRun | undefined;
+  return new DiskperfParser(options);
+}
+
+/** Where the parser stands: between runs, in a run's header block, or in its table. */
+type State = 'idle' | 'header' | 'table';
+
+/**
+ * The finished runs on their way to onRun: the last good run is held back until
+ * the next one is complete, so that a run skipped after it can still warn on it
+ * (see Rules above). Warnings of runs skipped before any good run wait for the next.
+ */
+class RunOutbox {
+  /** The last good run, held back until the next one is complete. */
+  private held: DiskperfRun | undefined;
   /** Warnings about skipped runs that came before any good run. */
-  let orphans: ParseWarning[] = [];
+  private orphans: ParseWarning[] = [];
   /** Warnings beyond MAX_WARNINGS, counted for the held run and for the orphans: a file of a thousand empty tables keeps a hundred. */
-  let heldSuppressed = 0;
-  let orphansSuppressed = 0;
+  private heldSuppressed = 0;
+  private orphansSuppressed = 0;
+  private readonly ready: DiskperfRun[] = [];
+  firstFailure: { line: number; problem: string; expected: string } | undefined;
+  emitted = 0;
 
-  function keep(list: ParseWarning[], warning: ParseWarning): boolean {
-    if (list.length >= MAX_WARNINGS) return false;
-    list.push(warning);
-    return true;
+  /** A run that ended without a single valid row: a warning on its neighbour, or the ParseError if no run is good. */
+  skipped(b: DiskperfRunBuilder): void {
+    const problem = b.hasTable
+      ? `diskperf result table has no valid row${b.firstProblem ? ` (${b.firstProblem})` : ''}`
+      : 'diskperf header without a result table';
+    const expected = b.hasTable ? ROWS_EXPECTED : 'a "# req_size ..." table after the header';
+    this.firstFailure ??= { line: b.headerLine, problem, expected };
+    const warning = { line: b.headerLine, message: `${problem}; run skipped` };
+    if (this.held) this.heldSuppressed += keep(this.held.warnings, warning) ? 0 : 1;
+    else this.orphansSuppressed += keep(this.orphans, warning) ? 0 : 1;
   }
 
-  /** A run leaves with one line saying how many warnings it did not keep. */
-  function release(run: DiskperfRun, suppressed: number): DiskperfRun {
-    if (suppressed > 0) run.warnings.push({ line: run.endLine, message: `${suppressed} more warnings not shown` });
-    return run;
-  }
-  let firstFailure: { line: number; problem: string; expected: string } | undefined;
-  let emitted = 0;
-  let ended = false;
-  const outbox: DiskperfRun[] = [];
-
-  function warn(b: Building, line: number, message: string): ParseWarning {
-    // Messages quote the file: no control character reaches a terminal or a log.
-    const warning = { line, message: printable(message) };
-    if (b.run.warnings.length < MAX_WARNINGS) b.run.warnings.push(warning);
-    else b.suppressed++;
-    return warning;
-  }
-
-  function startRun(lineNo: number): Building {
-    const run: DiskperfRun = {
-      format: 'diskperf',
-      platform: 'irix',
-      dialect: 'diskperf',
-      index: -1,
-      name: '',
-      context,
-      startLine: pendingSeparator ?? lineNo,
-      endLine: lineNo,
-      warnings: [],
-      meta: {},
-      columns: [],
-      rows: [],
-    };
-    context = [];
-    pendingSeparator = undefined;
-    current = { run, headerLine: lineNo, hasTable: false, layout: [], unitsChecked: false, seenSizes: new Set(), lastRowLine: 0, suppressed: 0 };
-    return current;
-  }
-
-  function finishRun(): void {
-    const b = current;
-    current = undefined;
-    state = 'idle';
-    if (!b) return;
+  /** A good run: it is held, and the one held before it goes out. */
+  accepted(b: DiskperfRunBuilder): void {
     const { run } = b;
-    if (b.lastShort && b.lastRowLine === b.lastShort.warning.line) {
-      b.lastShort.warning.message = `truncated last row: ${b.lastShort.have} of ${b.lastShort.want} values; row skipped`;
-    }
-    if (run.rows.length === 0) {
-      const problem = b.hasTable
-        ? `diskperf result table has no valid row${b.firstProblem ? ` (${b.firstProblem})` : ''}`
-        : 'diskperf header without a result table';
-      const expected = b.hasTable ? ROWS_EXPECTED : 'a "# req_size ..." table after the header';
-      firstFailure ??= { line: b.headerLine, problem, expected };
-      const warning = { line: b.headerLine, message: `${problem}; run skipped` };
-      if (held) heldSuppressed += keep(held.warnings, warning) ? 0 : 1;
-      else orphansSuppressed += keep(orphans, warning) ? 0 : 1;
-      return;
-    }
     // Warnings about the runs skipped before it come first.
-    const warnings = [...orphans, ...run.warnings];
-    const suppressed = b.suppressed + orphansSuppressed + Math.max(0, warnings.length - MAX_WARNINGS);
+    const warnings = [...this.orphans, ...run.warnings];
+    const suppressed = b.suppressed + this.orphansSuppressed + Math.max(0, warnings.length - MAX_WARNINGS);
     run.warnings = warnings.slice(0, MAX_WARNINGS);
-    orphans = [];
-    orphansSuppressed = 0;
-    run.index = emitted++;
+    this.orphans = [];
+    this.orphansSuppressed = 0;
+    run.index = this.emitted++;
     run.name = run.meta.testName || nameFromCommands(run.context) || `diskperf-${run.index}`;
-    if (held) outbox.push(release(held, heldSuppressed));
-    held = run;
-    heldSuppressed = suppressed;
+    this.releaseHeld();
+    this.held = run;
+    this.heldSuppressed = suppressed;
   }
 
-  function setField(b: Building, key: string, value: string, lineNo: number): void {
-    const meta: DiskperfMeta = b.run.meta;
-    const kind = fieldKey(key);
-    b.run.endLine = lineNo;
-    if (kind === undefined) {
-      // Bounded, so that no header makes a run too large to store.
-      key = key.slice(0, MAX_FIELD_NAME_LENGTH);
-      if (!Object.hasOwn(meta.extra ?? {}, key) && Object.keys(meta.extra ?? {}).length >= MAX_EXTRA_FIELDS) {
-        if (!b.extraIgnored) warn(b, lineNo, `more than ${MAX_EXTRA_FIELDS} unknown header fields; this one and the rest are ignored`);
-        b.extraIgnored = true;
-        return;
-      }
-    }
-    if (value.length > MAX_FIELD_LENGTH) {
-      warn(b, lineNo, `header field "${printable(key, 40)}" is ${value.length} characters long; cut to ${MAX_FIELD_LENGTH}`);
-      value = value.slice(0, MAX_FIELD_LENGTH);
-    }
-    switch (kind) {
-      case 'name':
-        meta.testName = value;
-        return;
-      case 'date': {
-        meta.testDate = value;
-        const time = readTimestamp(value);
-        if (time !== undefined && 'iso' in time) meta.startedAt = time.iso;
-        else if (time !== undefined) warn(b, lineNo, `test date "${printable(value, 60)}" is not a valid date (${time.invalid}); kept as printed only`);
-        else warn(b, lineNo, `unrecognised test date "${printable(value, 60)}"; kept as printed only`);
-        return;
-      }
-      case 'machine': {
-        meta.machine = value;
-        const parts = value.split(/\s+/).filter(Boolean);
-        if (parts[0]) meta.os = parts[0];
-        if (parts[1]) meta.host = parts[1];
-        if (parts[2]) meta.osRelease = parts[2];
-        const last = parts[parts.length - 1];
-        if (parts.length >= 4 && last && /^IP\d+$/i.test(last)) meta.cpuBoard = last;
-        return;
-      }
-      case 'type':
-        meta.testType = value;
-        return;
-      case 'path':
-        meta.testPath = value;
-        return;
-      case 'sizes': {
-        const pairs = keyValues(value);
-        const min = pairs.values.min;
-        const max = pairs.values.max;
-        if (min !== undefined && max !== undefined && isByteCount(min) && isByteCount(max)) {
-          meta.requestSizes = { min: Number(min), max: Number(max) };
-        } else {
-          warn(b, lineNo, `unrecognised request sizes "${printable(value, 60)}" (expected min=<bytes> max=<bytes>)`);
-        }
-        return;
-      }
-      case 'parameters': {
-        const pairs = keyValues(value);
-        const parameters: Record<string, number | string> = {};
-        // A number too large to be a setting stays text, as printed.
-        for (const [k, v] of Object.entries(pairs.values)) parameters[k] = NUMBER.test(v) && Math.abs(Number(v)) < MAX_VALUE ? Number(v) : v;
-        meta.parameters = parameters;
-        if (pairs.rest.length > 0) warn(b, lineNo, `unrecognised parameters "${printable(pairs.rest.join(' '), 60)}" (expected name=value)`);
-        return;
-      }
-      case 'fileSize': {
-        const m = /^(\d+)(?:\s*bytes?)?$/i.exec(value);
-        if (m && isByteCount(m[1]!)) meta.fileSizeBytes = Number(m[1]);
-        else warn(b, lineNo, `unrecognised file size "${printable(value, 60)}" (expected <n> bytes)`);
-        if (!/^xfs file size$/i.test(key.replace(/\s+/g, ' '))) (meta.extra ??= {})[key] = value;
-        return;
-      }
-      default:
-        (meta.extra ??= {})[key] = value;
-    }
+  /** The held run goes out (at the end of input, or when the next good run replaces it). */
+  releaseHeld(): void {
+    const held = this.held;
+    if (held === undefined) return;
+    // A run leaves with one line saying how many warnings it did not keep.
+    if (this.heldSuppressed > 0)
+      held.warnings.push({ line: held.endLine, message: `${this.heldSuppressed} more warnings not shown` });
+    this.ready.push(held);
+    this.held = undefined;
   }
 
-  function setBanner(b: Building, version: string, lineNo: number): void {
-    b.run.meta.version = version;
-    b.run.dialect = `diskperf-${version}`;
-    b.run.endLine = lineNo;
-    if (version !== '1.2') warn(b, lineNo, `Diskperf V${version}: only the V1.2 layout is known; read as V1.2`);
+  drain(onRun: (run: DiskperfRun) => void): void {
+    while (this.ready.length > 0) onRun(this.ready.shift()!);
   }
+}
 
-  function setColumns(b: Building, text: string, lineNo: number): void {
-    const names = text.replace(/^#/, '').trim().split(/\s+/).slice(1);
-    b.hasTable = true;
-    b.headerLine = lineNo;
-    b.layout = [];
-    b.run.columns = [];
-    b.unitsChecked = false;
-    b.run.endLine = lineNo;
-    for (const name of names) {
-      const metric = (DISKPERF_METRICS as readonly string[]).find((m) => m === name.toLowerCase()) as DiskperfMetric | undefined;
-      if (metric === undefined) {
-        warn(b, lineNo, `unknown column "${printable(name, 40)}" ignored`);
-        b.layout.push(undefined);
-      } else if (b.run.columns.includes(metric)) {
-        warn(b, lineNo, `column "${printable(name, 40)}" repeated; the second one is ignored`);
-        b.layout.push(undefined);
-      } else {
-        b.layout.push(metric);
-        b.run.columns.push(metric);
-      }
-    }
-    if (b.run.columns.length === 0) {
-      b.firstProblem = 'the header names no known column (fwd_wt fwd_rd bwd_wt bwd_rd rnd_wt rnd_rd)';
-      warn(b, lineNo, b.firstProblem);
-    }
-  }
+function keep(list: ParseWarning[], warning: ParseWarning): boolean {
+  if (list.length >= MAX_WARNINGS) return false;
+  list.push(warning);
+  return true;
+}
 
-  function checkUnits(b: Building, text: string, lineNo: number): void {
-    b.unitsChecked = true;
-    b.run.endLine = lineNo;
-    const units = text.replace(/^#/, '').trim().split(/\s+/);
-    if (units.length !== b.layout.length + 1) {
-      warn(b, lineNo, `units line has ${units.length} entries for ${b.layout.length + 1} columns`);
-    }
-    if (units[0] !== undefined && units[0].toLowerCase() !== '(bytes)') {
-      warn(b, lineNo, `req_size unit is ${units[0]}, expected (bytes); read as bytes`);
-    }
-    b.layout.forEach((metric, i) => {
-      const unit = units[i + 1];
-      if (metric && unit !== undefined && unit.toLowerCase() !== '(mb/s)') {
-        warn(b, lineNo, `${metric} unit is ${unit}, expected (MB/s); values kept as printed`);
-      }
-    });
-  }
+/** The state machine: each line is read by the step of the state the parser is in. */
+class DiskperfParser implements LineParser {
+  private state: State = 'idle';
+  private current: DiskperfRunBuilder | undefined;
+  /** Commands seen since the last run: the context of the next one. */
+  private context: string[] = [];
+  /** A `#-----` line just before: where the next run starts if a banner follows. */
+  private pendingSeparator: number | undefined;
+  private readonly outbox = new RunOutbox();
+  private ended = false;
 
-  function skipRow(b: Building, lineNo: number, message: string): ParseWarning {
-    b.firstProblem ??= `line ${lineNo}: ${message}`;
-    return warn(b, lineNo, `${message}; row skipped`);
-  }
+  constructor(private readonly options: ParserOptions) {}
 
-  function addRow(b: Building, tokens: string[], lineNo: number): void {
-    b.run.endLine = lineNo;
-    b.lastRowLine = lineNo;
-    if (b.run.columns.length === 0) return; // already reported at the header
-    const want = b.layout.length + 1;
-    if (tokens.length !== want) {
-      const warning = skipRow(b, lineNo, `row has ${tokens.length} values, the header has ${want} columns`);
-      if (tokens.length < want) b.lastShort = { warning, have: tokens.length, want };
-      return;
-    }
-    const reqSize = Number(tokens[0]);
-    if (!isByteCount(tokens[0]!) || reqSize <= 0) {
-      skipRow(b, lineNo, `request size "${printable(tokens[0]!, 40)}" is not a positive whole number of bytes`);
-      return;
-    }
-    const values: DiskperfRow['values'] = {};
-    for (let i = 1; i < tokens.length; i++) {
-      const metric = b.layout[i - 1];
-      const token = tokens[i]!;
-      if (!NUMBER.test(token)) {
-        skipRow(b, lineNo, `non-numeric value "${printable(token, 40)}" in column ${metric ?? i + 1}`);
-        return;
-      }
-      if (metric === undefined) continue;
-      const value = Number(token);
-      const problem = valueProblem(value, 'throughput');
-      if (problem !== undefined) {
-        skipRow(b, lineNo, `${metric} ${problem}`);
-        return;
-      }
-      values[metric] = value;
-    }
-    if (b.seenSizes.has(reqSize)) {
-      skipRow(b, lineNo, `req_size ${reqSize} repeated; the first row is kept`);
-      return;
-    }
-    b.seenSizes.add(reqSize);
-    b.run.rows.push({ req_size: reqSize, line: lineNo, values });
-  }
-
-  function handle(text: string, lineNo: number): void {
+  line(text: string, lineNo: number): void {
+    if (this.ended)
+      throw new ParseError({
+        source: this.options.source,
+        line: lineNo,
+        problem: 'a line after the end of input',
+        expected: 'no more lines',
+      });
     const trimmed = text.trim();
-    const isHash = trimmed.startsWith('#');
+    // A line that ends the table or the header is read again between runs.
+    const consumed =
+      (this.state === 'table' && this.tableLine(this.current!, trimmed, lineNo)) ||
+      (this.state === 'header' && this.headerLine(this.current!, trimmed, lineNo));
+    if (!consumed) this.idleLine(trimmed, lineNo);
+    this.outbox.drain(this.options.onRun);
+  }
 
-    if (state === 'table') {
-      const b = current!;
-      if (trimmed === '') return;
-      const tokens = trimmed.split(/\s+/);
-      if (isRow(tokens)) {
-        addRow(b, tokens, lineNo);
-        return;
-      }
-      const hasRows = b.lastRowLine > 0;
-      if (!hasRows && UNITS.test(trimmed)) {
-        if (b.unitsChecked) warn(b, lineNo, 'second units line ignored');
-        else checkUnits(b, trimmed, lineNo);
-        return;
-      }
-      if (SEPARATOR.test(trimmed)) {
-        if (!hasRows) {
-          b.run.endLine = lineNo;
-          return;
-        }
-        finishRun();
-        pendingSeparator = lineNo;
-        return;
-      }
-      if (!hasRows && TABLE_HEADER.test(trimmed)) {
-        warn(b, lineNo, 'second column header before any row; it replaces the first');
-        setColumns(b, trimmed, lineNo);
-        return;
-      }
-      finishRun();
-      // fall through: the line is read again outside the table
-    } else if (state === 'header') {
-      const b = current!;
-      if (trimmed === '' || trimmed === '#' || SEPARATOR.test(trimmed)) return;
-      const banner = BANNER.exec(trimmed);
-      if (banner) {
-        if (b.run.meta.version === undefined && Object.keys(b.run.meta).length > 0) {
-          setBanner(b, banner[1]!, lineNo); // fields came first, then the banner
-          return;
-        }
-        finishRun(); // a header without a table, then a new header
-      } else if (TABLE_HEADER.test(trimmed)) {
-        setColumns(b, trimmed, lineNo);
-        state = 'table';
-        return;
-      } else if (isHash) {
-        const field = FIELD.exec(trimmed);
-        if (field) {
-          setField(b, field[1]!.trim(), field[2]!, lineNo);
-          return;
-        }
-        if (commandFromLine(trimmed) === undefined) {
-          warn(b, lineNo, `unrecognised header line "${truncate(trimmed)}" ignored`);
-          return;
-        }
-        finishRun(); // a commented command: the header ended without a table
-      } else {
-        finishRun(); // prose or a command: the header ended without a table
-      }
+  end(_lastLine: number): void {
+    if (!this.ended) {
+      this.ended = true;
+      if (this.state !== 'idle') this.finishRun();
+      this.outbox.releaseHeld();
     }
+    this.outbox.drain(this.options.onRun);
+    if (this.outbox.emitted === 0) {
+      const failure = this.outbox.firstFailure ?? {
+        line: 0,
+        problem: 'no diskperf result table found',
+        expected: NO_TABLE_EXPECTED,
+      };
+      throw new ParseError({ source: this.options.source, ...failure });
+    }
+  }
 
-    // idle
+  private startRun(lineNo: number, state: State): DiskperfRunBuilder {
+    const b = new DiskperfRunBuilder(this.context, this.pendingSeparator ?? lineNo, lineNo);
+    this.context = [];
+    this.pendingSeparator = undefined;
+    this.current = b;
+    this.state = state;
+    return b;
+  }
+
+  private finishRun(): void {
+    const b = this.current;
+    this.current = undefined;
+    this.state = 'idle';
+    if (!b) return;
+    b.close();
+    if (b.run.rows.length === 0) this.outbox.skipped(b);
+    else this.outbox.accepted(b);
+  }
+
+  /** A line inside a table; false if it ended the table (the run is finished). */
+  private tableLine(b: DiskperfRunBuilder, trimmed: string, lineNo: number): boolean {
+    if (trimmed === '') return true;
+    const tokens = trimmed.split(/\s+/);
+    if (isRow(tokens)) {
+      b.addRow(tokens, lineNo);
+      return true;
+    }
+    const hasRows = b.lastRowLine > 0;
+    if (!hasRows && UNITS.test(trimmed)) {
+      if (b.unitsChecked) b.warn(lineNo, 'second units line ignored');
+      else b.checkUnits(trimmed, lineNo);
+      return true;
+    }
+    if (SEPARATOR.test(trimmed)) {
+      if (!hasRows) {
+        b.run.endLine = lineNo;
+        return true;
+      }
+      this.finishRun();
+      this.pendingSeparator = lineNo;
+      return true;
+    }
+    if (!hasRows && TABLE_HEADER.test(trimmed)) {
+      b.warn(lineNo, 'second column header before any row; it replaces the first');
+      b.setColumns(trimmed, lineNo);
+      return true;
+    }
+    this.finishRun();
+    return false;
+  }
+
+  /** A line of a run's header block; false if it ended the header without a table (the run is finished). */
+  private headerLine(b: DiskperfRunBuilder, trimmed: string, lineNo: number): boolean {
+    if (trimmed === '' || trimmed === '#' || SEPARATOR.test(trimmed)) return true;
+    const banner = BANNER.exec(trimmed);
+    if (banner) {
+      if (b.run.meta.version === undefined && Object.keys(b.run.meta).length > 0) {
+        b.setBanner(banner[1]!, lineNo); // fields came first, then the banner
+        return true;
+      }
+      // a header without a table, then a new header
+    } else if (TABLE_HEADER.test(trimmed)) {
+      b.setColumns(trimmed, lineNo);
+      this.state = 'table';
+      return true;
+    } else if (trimmed.startsWith('#')) {
+      const field = FIELD.exec(trimmed);
+      if (field) {
+        b.setField(field[1]!.trim(), field[2]!, lineNo);
+        return true;
+      }
+      if (commandFromLine(trimmed) === undefined) {
+        b.warn(lineNo, `unrecognised header line "${truncate(trimmed)}" ignored`);
+        return true;
+      }
+      // a commented command: the header ended without a table
+    }
+    // else prose or a command: the header ended without a table
+    this.finishRun();
+    return false;
+  }
+
+  /** A line between runs: a banner, field or column header starts one; commands become its context. */
+  private idleLine(trimmed: string, lineNo: number): void {
     if (trimmed === '') return;
     if (SEPARATOR.test(trimmed)) {
-      pendingSeparator = lineNo;
+      this.pendingSeparator = lineNo;
       return;
     }
     const banner = BANNER.exec(trimmed);
     if (banner) {
-      const b = startRun(lineNo);
-      setBanner(b, banner[1]!, lineNo);
-      state = 'header';
+      this.startRun(lineNo, 'header').setBanner(banner[1]!, lineNo);
       return;
     }
     if (TABLE_HEADER.test(trimmed)) {
-      const b = startRun(lineNo);
-      setColumns(b, trimmed, lineNo);
-      state = 'table';
+      this.startRun(lineNo, 'table').setColumns(trimmed, lineNo);
       return;
     }
-    if (isHash) {
-      const field = FIELD.exec(trimmed);
-      if (field && fieldKey(field[1]!.trim())) {
-        const b = startRun(lineNo);
-        setField(b, field[1]!.trim(), field[2]!, lineNo);
-        state = 'header';
-        return;
-      }
+    const field = trimmed.startsWith('#') ? FIELD.exec(trimmed) : null;
+    if (field && fieldKey(field[1]!.trim())) {
+      this.startRun(lineNo, 'header').setField(field[1]!.trim(), field[2]!, lineNo);
+      return;
     }
-    pendingSeparator = undefined;
-    pushContext(context, trimmed);
+    this.pendingSeparator = undefined;
+    pushContext(this.context, trimmed);
   }
-
-  function drain(): void {
-    while (outbox.length > 0) options.onRun(outbox.shift()!);
-  }
-
-  return {
-    line(text: string, lineNo: number): void {
-      if (ended) throw new ParseError({ source, line: lineNo, problem: 'a line after the end of input', expected: 'no more lines' });
-      handle(text, lineNo);
-      drain();
-    },
-    end(lastLine: number): void {
-      if (!ended) {
-        ended = true;
-        if (state !== 'idle') finishRun();
-        if (held) {
-          outbox.push(release(held, heldSuppressed));
-          held = undefined;
-        }
-      }
-      drain();
-      if (emitted === 0) {
-        const failure = firstFailure ?? { line: 0, problem: 'no diskperf result table found', expected: NO_TABLE_EXPECTED };
-        throw new ParseError({ source, ...failure });
-      }
-    },
-  };
-}
-
-/** A whole number of bytes that a JavaScript number (and DynamoDB) holds exactly. */
-function isByteCount(text: string): boolean {
-  return INTEGER.test(text) && Number.isSafeInteger(Number(text));
-}
-
-/** A table row: an integer first token and at least half of the tokens numbers. */
-function isRow(tokens: string[]): boolean {
-  if (!INTEGER.test(tokens[0] ?? '')) return false;
-  const numeric = tokens.filter((t) => NUMBER.test(t)).length;
-  return numeric * 2 >= tokens.length;
-}
-
-/** `min=4096 max=4194304` -> { min: '4096', max: '4194304' }, plus the tokens that are not name=value. */
-function keyValues(text: string): { values: Record<string, string>; rest: string[] } {
-  const values: Record<string, string> = {};
-  const rest: string[] = [];
-  for (const token of text.split(/\s+/).filter(Boolean)) {
-    const m = /^([A-Za-z_][\w.-]*)=(.*)$/.exec(token);
-    if (m && m[2] !== '') values[m[1]!] = m[2]!;
-    else rest.push(token);
-  }
-  return { values, rest };
 }
 
 /** The `-n name` of the last diskperf command among the context lines. */

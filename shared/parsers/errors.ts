@@ -5,6 +5,11 @@
  * control characters (from a key or the file itself), so it is safe to print.
  * InternalParseError: benchdrop is wrong (a bug met while parsing); it says only
  * the line, and carries the original error, stack included, as its cause.
+ *
+ *   new ParseError({ source: 'a.log', line: 12, problem: 'an iostat header with no device rows under it',
+ *     expected: 'device rows such as "sda 1.00 2.00 ..." after the header' })
+ *
+ * yields a message naming a.log line 12, the problem, what was expected and SUPPORTED_FORMATS.
  */
 import { printable } from '../printable.ts';
 
@@ -35,7 +40,11 @@ export class ParseError extends Error {
 
   constructor(details: ParseErrorDetails) {
     const where = details.line > 0 ? `${details.source}:${details.line}` : details.source;
-    super(printable(`${where}: ${details.problem}; expected ${details.expected}. benchdrop reads: ${SUPPORTED_FORMATS.join('; ')}.`));
+    super(
+      printable(
+        `${where}: ${details.problem}; expected ${details.expected}. benchdrop reads: ${SUPPORTED_FORMATS.join('; ')}.`,
+      ),
+    );
     this.source = details.source;
     this.line = details.line;
     this.problem = details.problem;
@@ -43,7 +52,14 @@ export class ParseError extends Error {
   }
 
   toJSON() {
-    return { name: this.name, source: this.source, line: this.line, problem: this.problem, expected: this.expected, message: this.message };
+    return {
+      name: this.name,
+      source: this.source,
+      line: this.line,
+      problem: this.problem,
+      expected: this.expected,
+      message: this.message,
+    };
   }
 }
 
@@ -72,7 +88,10 @@ export class InternalParseError extends Error {
   }
 
   toJSON() {
-    const cause = this.cause instanceof Error ? { name: this.cause.name, message: this.cause.message, stack: this.cause.stack } : { value: String(this.cause) };
+    const cause =
+      this.cause instanceof Error
+        ? { name: this.cause.name, message: this.cause.message, stack: this.cause.stack }
+        : { value: String(this.cause) };
     return { name: this.name, source: this.source, line: this.line, message: this.message, cause };
   }
 }

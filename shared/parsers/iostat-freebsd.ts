@@ -38,6 +38,12 @@ export const freebsdIostat: IostatDialect = {
     if (names.includes('actv') || !names.includes('kr/s')) return undefined;
     if (!names.every((n) => Object.hasOwn(COLUMNS, n))) return undefined;
     const dialect = names.includes('ms/r') ? 'freebsd-x' : 'freebsd-x-old';
-    return { platform: 'freebsd', dialect, deviceAt: 'first', columns: columnsFrom(names, COLUMNS), optionalTail: tail };
+    return {
+      platform: 'freebsd',
+      dialect,
+      deviceAt: 'first',
+      columns: columnsFrom(names, COLUMNS),
+      optionalTail: tail,
+    };
   },
 };

@@ -1,6 +1,11 @@
 /**
  * What the iostat platform modules tell the table engine: how to recognise a
  * header line, and what each printed column means (unit, canonical metric, factor).
+ *
+ *   r/s w/s kr/s kw/s wait actv wsvc_t asvc_t %w %b device
+ *
+ * yields TableLayout { platform: 'solaris', dialect: 'solaris-xn', deviceAt: 'last',
+ *   columns: [{ name: 'r/s', unit: 'ops/s', metric: 'read_iops', factor: 1 }, ...], optionalTail: 0 }.
  */
 import type { IostatColumn, Platform } from '../model.ts';
 import type { IostatMetric } from '../metrics.ts';
@@ -38,7 +43,18 @@ export interface IostatDialect {
  * tty and cpu columns that Solaris `-xtc` and FreeBSD `-x` (with tty/cpu shown)
  * print to the right of the device columns, with values on the first row only.
  */
-export const TTY_CPU_COLUMNS: ReadonlySet<string> = new Set(['tin', 'tout', 'us', 'ni', 'sy', 'in', 'wt', 'dt', 'id', 'st']);
+export const TTY_CPU_COLUMNS: ReadonlySet<string> = new Set([
+  'tin',
+  'tout',
+  'us',
+  'ni',
+  'sy',
+  'in',
+  'wt',
+  'dt',
+  'id',
+  'st',
+]);
 
 /** Drop trailing tty/cpu column names; returns the rest and how many were dropped. */
 export function stripTtyCpu(names: readonly string[]): { names: string[]; tail: number } {
@@ -48,7 +64,10 @@ export function stripTtyCpu(names: readonly string[]): { names: string[]; tail: 
 }
 
 /** Build the IostatColumn list for printed names from a platform's dictionary. */
-export function columnsFrom(names: readonly string[], dictionary: Readonly<Record<string, ColumnSpec>>): IostatColumn[] {
+export function columnsFrom(
+  names: readonly string[],
+  dictionary: Readonly<Record<string, ColumnSpec>>,
+): IostatColumn[] {
   return names.map((name) => {
     // Own entries only: a header word such as `constructor` is not a column spec.
     const spec = Object.hasOwn(dictionary, name) ? dictionary[name] : undefined;
@@ -60,7 +79,10 @@ export function columnsFrom(names: readonly string[], dictionary: Readonly<Recor
 }
 
 /** Split a header's tokens into the device position and the value column names. */
-export function splitDevice(tokens: readonly string[], deviceNames: readonly string[]): { deviceAt: 'first' | 'last'; names: string[] } | undefined {
+export function splitDevice(
+  tokens: readonly string[],
+  deviceNames: readonly string[],
+): { deviceAt: 'first' | 'last'; names: string[] } | undefined {
   if (tokens.length < 3) return undefined;
   if (deviceNames.includes(tokens[0]!)) return { deviceAt: 'first', names: tokens.slice(1) };
   if (deviceNames.includes(tokens[tokens.length - 1]!)) return { deviceAt: 'last', names: tokens.slice(0, -1) };

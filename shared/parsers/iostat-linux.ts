@@ -14,11 +14,15 @@
  * the basic report (tps kB_read/s ..., MB_read/s, Blk_read/s); -xs (tps kB/s rqm/s
  * await areq-sz aqu-sz %util); --pretty puts the device last and splits -x into
  * one table per group; --human prints 1.2k / 3.4M / 45.0%.
+ *
+ * A header yields TableLayout { platform: 'linux', dialect: 'linux-sysstat-x-11.5.7', deviceAt: 'first', columns }
+ * (iostat-layout.ts), a banner LinuxBanner { os: 'Linux', kernel: '5.15.0-91-generic', host: 'db1', ... }.
  */
 import { columnsFrom, splitDevice, type ColumnSpec, type IostatDialect } from './iostat-layout.ts';
 import { wholeNumber } from './numbers.ts';
 
-const ops = (metric?: 'read_iops' | 'write_iops' | 'iops'): ColumnSpec => (metric ? { unit: 'ops/s', metric } : { unit: 'ops/s' });
+const ops = (metric?: 'read_iops' | 'write_iops' | 'iops'): ColumnSpec =>
+  metric ? { unit: 'ops/s', metric } : { unit: 'ops/s' };
 
 export const LINUX_COLUMNS: Record<string, ColumnSpec> = {
   'r/s': ops('read_iops'),
@@ -45,10 +49,10 @@ export const LINUX_COLUMNS: Record<string, ColumnSpec> = {
   '%rrqm': { unit: '%' },
   '%wrqm': { unit: '%' },
   '%drqm': { unit: '%' },
-  'r_await': { unit: 'ms', metric: 'read_ms' },
-  'w_await': { unit: 'ms', metric: 'write_ms' },
-  'd_await': { unit: 'ms' },
-  'f_await': { unit: 'ms' },
+  r_await: { unit: 'ms', metric: 'read_ms' },
+  w_await: { unit: 'ms', metric: 'write_ms' },
+  d_await: { unit: 'ms' },
+  f_await: { unit: 'ms' },
   await: { unit: 'ms', metric: 'wait_ms' },
   svctm: { unit: 'ms', metric: 'service_ms' },
   'avgqu-sz': { unit: 'requests', metric: 'active_queue' },

@@ -5,9 +5,24 @@
  * since-boot report); the column summaries become metric summaries at the end,
  * scaled by the column's factor. Samples are assembled per report only when the
  * caller keeps or streams them. Memory: one report.
+ *
+ *   builder.header(ids of [r/s, w/s], time); builder.row('sda', undefined, ids, [1.5, 3], 0, line); builder.finish(endLine)
+ *
+ * yields IostatRun { columns, reports: 1, series: [{ device: 'sda', sampleCount: 1,
+ *   summary: { read_iops: { count: 1, mean: 1.5, ... }, ... } }] }.
  */
 import { IOSTAT_METRICS, type IostatMetric } from '../metrics.ts';
-import { MAX_DEVICE_NAME_BYTES, metricValues, type IostatColumn, type IostatMeta, type IostatRun, type IostatSample, type IostatSeries, type MetricSummary, type ParseWarning } from '../model.ts';
+import {
+  MAX_DEVICE_NAME_BYTES,
+  metricValues,
+  type IostatColumn,
+  type IostatMeta,
+  type IostatRun,
+  type IostatSample,
+  type IostatSeries,
+  type MetricSummary,
+  type ParseWarning,
+} from '../model.ts';
 import { nativeInLabel } from '../labels.ts';
 import { hasUnsafeCharacters, printable } from '../printable.ts';
 import { ParseError } from './errors.ts';
@@ -64,9 +79,11 @@ export interface RunStart {
 /** Why a device name cannot be a series (it becomes part of table keys and of a series label), if it cannot. */
 export function deviceProblem(device: string): string | undefined {
   const bytes = Buffer.byteLength(device);
-  if (bytes > MAX_DEVICE_NAME_BYTES) return `device name of ${bytes} bytes, longer than ${MAX_DEVICE_NAME_BYTES} ("${printable(device, 40)}"); row skipped`;
+  if (bytes > MAX_DEVICE_NAME_BYTES)
+    return `device name of ${bytes} bytes, longer than ${MAX_DEVICE_NAME_BYTES} ("${printable(device, 40)}"); row skipped`;
   if (hasUnsafeCharacters(device)) return `device name "${printable(device, 40)}" has control characters; row skipped`;
-  if (nativeInLabel(device).length === 0) return `device name "${printable(device, 40)}" has no visible characters; row skipped`;
+  if (nativeInLabel(device).length === 0)
+    return `device name "${printable(device, 40)}" has no visible characters; row skipped`;
   return undefined;
 }
 
@@ -195,50 +212,18 @@ export class IostatRunBuilder {
    * is too long or holds control characters, a value that is negative, not a
    * number or absurdly large. A new device beyond MAX_SERIES_PER_RUN is a ParseError.
    */
-  row(device: string, mount: string | undefined, ids: ArrayLike<number>, values: ArrayLike<number>, offset: number, line: number): boolean {
-    // One comparison per value on the hot path; the reason is worked out only for a bad one.
-    for (let i = 0; i < ids.length; i++) {
-      const v = values[offset + i]!;
-      if (!(v >= 0 && v < MAX_VALUE) && this.reads(ids[i]!)) {
-        this.skipRow(line, `row skipped: ${this.columns[ids[i]!]!.name} ${valueProblem(v, 'iostat values')}`);
-        return false;
-      }
-    }
+  row(
+    device: string,
+    mount: string | undefined,
+    ids: ArrayLike<number>,
+    values: ArrayLike<number>,
+    offset: number,
+    line: number,
+  ): boolean {
+    if (!this.valuesFit(ids, values, offset, line)) return false;
     if (this.report < 0) this.startReport(undefined);
-    // Devices come in the same order every report: the series at this place last time is most likely the one.
-    let state: SeriesState | undefined = this.touchedCount < this.previousCount ? this.previousOrder[this.touchedCount] : undefined;
-    if (state === undefined || state.device !== device) state = this.series.get(device);
-    if (state === undefined) {
-      // A device is checked once, when first seen.
-      const problem = deviceProblem(device) ?? this.listingProblem(device);
-      if (problem !== undefined) {
-        this.skipRow(line, problem);
-        return false;
-      }
-      if (this.series.size >= MAX_SERIES_PER_RUN) {
-        throw new ParseError({
-          source: this.options.source,
-          line,
-          problem: `more than ${MAX_SERIES_PER_RUN} devices in one iostat session (device "${printable(device, 40)}" is one more)`,
-          expected: `at most ${MAX_SERIES_PER_RUN} devices per session: split the log into files of fewer devices, or run iostat on the devices you compare (iostat -x DEVICE...)`,
-        });
-      }
-      state = {
-        device,
-        current: new Float64Array(MAX_COLUMNS),
-        stamp: new Int32Array(MAX_COLUMNS).fill(-1),
-        line,
-        inReport: false,
-        sampleCount: 0,
-        sinceBoot: new SummaryBank(SUMMARY_SLOTS),
-        interval: new SummaryBank(SUMMARY_SLOTS),
-      };
-      if (this.options.keepSamples) state.samples = [];
-      this.series.set(device, state);
-    } else if (state.inReport && (state.stamp[ids[0]!] === this.report || this.printedInReport(state, ids))) {
-      // The same device again with a column it already printed and no header between: a new report.
-      this.startReport(undefined);
-    }
+    const state = this.seriesFor(device, ids, line);
+    if (state === undefined) return false;
     if (mount !== undefined) state.mount = mount;
     if (!state.inReport) {
       state.inReport = true;
@@ -263,6 +248,65 @@ export class IostatRunBuilder {
     }
     this.reportHasRows = true;
     return true;
+  }
+
+  /** Whether every value the run reads is valid; if not, the row is skipped with the reason. */
+  private valuesFit(ids: ArrayLike<number>, values: ArrayLike<number>, offset: number, line: number): boolean {
+    // One comparison per value on the hot path; the reason is worked out only for a bad one.
+    for (let i = 0; i < ids.length; i++) {
+      const v = values[offset + i]!;
+      if (!(v >= 0 && v < MAX_VALUE) && this.reads(ids[i]!)) {
+        this.skipRow(line, `row skipped: ${this.columns[ids[i]!]!.name} ${valueProblem(v, 'iostat values')}`);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The series a row of `device` goes to, a new one for a device first seen
+   * (undefined, the row skipped, if its name cannot be listed). The same device
+   * again with a column it already printed and no header between starts a new report.
+   */
+  private seriesFor(device: string, ids: ArrayLike<number>, line: number): SeriesState | undefined {
+    // Devices come in the same order every report: the series at this place last time is most likely the one.
+    let state: SeriesState | undefined =
+      this.touchedCount < this.previousCount ? this.previousOrder[this.touchedCount] : undefined;
+    if (state === undefined || state.device !== device) state = this.series.get(device);
+    if (state === undefined) return this.newSeries(device, line);
+    if (state.inReport && (state.stamp[ids[0]!] === this.report || this.printedInReport(state, ids)))
+      this.startReport(undefined);
+    return state;
+  }
+
+  /** A device first seen: checked once, then given its series. A device beyond MAX_SERIES_PER_RUN is a ParseError. */
+  private newSeries(device: string, line: number): SeriesState | undefined {
+    const problem = deviceProblem(device) ?? this.listingProblem(device);
+    if (problem !== undefined) {
+      this.skipRow(line, problem);
+      return undefined;
+    }
+    if (this.series.size >= MAX_SERIES_PER_RUN) {
+      throw new ParseError({
+        source: this.options.source,
+        line,
+        problem: `more than ${MAX_SERIES_PER_RUN} devices in one iostat session (device "${printable(device, 40)}" is one more)`,
+        expected: `at most ${MAX_SERIES_PER_RUN} devices per session: split the log into files of fewer devices, or run iostat on the devices you compare (iostat -x DEVICE...)`,
+      });
+    }
+    const state: SeriesState = {
+      device,
+      current: new Float64Array(MAX_COLUMNS),
+      stamp: new Int32Array(MAX_COLUMNS).fill(-1),
+      line,
+      inReport: false,
+      sampleCount: 0,
+      sinceBoot: new SummaryBank(SUMMARY_SLOTS),
+      interval: new SummaryBank(SUMMARY_SLOTS),
+    };
+    if (this.options.keepSamples) state.samples = [];
+    this.series.set(device, state);
+    return state;
   }
 
   /**
@@ -293,13 +337,18 @@ export class IostatRunBuilder {
 
   finish(endLine: number): IostatRun {
     this.finishReport();
-    if (this.suppressedWarnings > 0) this.warnings.push({ line: endLine, message: `${this.suppressedWarnings} more warnings not shown` });
+    if (this.suppressedWarnings > 0)
+      this.warnings.push({ line: endLine, message: `${this.suppressedWarnings} more warnings not shown` });
     const reports = this.report + 1;
     const series: IostatSeries[] = [];
     for (const state of this.series.values()) {
       // The since-boot report counts only when it is all the run has.
       const bank = reports > 1 || this.options.continuation ? state.interval : state.sinceBoot;
-      const out: IostatSeries = { device: state.device, sampleCount: state.sampleCount, summary: this.metricSummaries(bank) };
+      const out: IostatSeries = {
+        device: state.device,
+        sampleCount: state.sampleCount,
+        summary: this.metricSummaries(bank),
+      };
       if (state.mount !== undefined) out.mount = state.mount;
       if (state.samples) out.samples = state.samples;
       series.push(out);

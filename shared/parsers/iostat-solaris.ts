@@ -13,7 +13,14 @@
  * conversion. Rows yield read/write IOPS
  * and kB/s, wait/active queue lengths, wait and service times in ms, %b as util_pct.
  */
-import { columnsFrom, splitDevice, stripTtyCpu, type ColumnSpec, type IostatDialect, type TableLayout } from './iostat-layout.ts';
+import {
+  columnsFrom,
+  splitDevice,
+  stripTtyCpu,
+  type ColumnSpec,
+  type IostatDialect,
+  type TableLayout,
+} from './iostat-layout.ts';
 
 const COLUMNS: Record<string, ColumnSpec> = {
   'r/s': { unit: 'ops/s', metric: 'read_iops' },
@@ -43,7 +50,17 @@ export const solarisIostat: IostatDialect = {
     const { names, tail } = stripTtyCpu(split.names);
     if (!names.includes('actv') || !(names.includes('kr/s') || names.includes('Mr/s'))) return undefined;
     if (!names.every((n) => Object.hasOwn(COLUMNS, n))) return undefined;
-    const flags = [split.deviceAt === 'last' ? 'xn' : 'x', names.includes('Mr/s') ? 'M' : '', names.includes('s/w') ? 'e' : ''].join('');
-    return { platform: 'solaris', dialect: `solaris-${flags}`, deviceAt: split.deviceAt, columns: columnsFrom(names, COLUMNS), optionalTail: tail };
+    const flags = [
+      split.deviceAt === 'last' ? 'xn' : 'x',
+      names.includes('Mr/s') ? 'M' : '',
+      names.includes('s/w') ? 'e' : '',
+    ].join('');
+    return {
+      platform: 'solaris',
+      dialect: `solaris-${flags}`,
+      deviceAt: split.deviceAt,
+      columns: columnsFrom(names, COLUMNS),
+      optionalTail: tail,
+    };
   },
 };

@@ -11,6 +11,10 @@
  * valid UTF-8 is read as Latin-1 (Windows-1252), what older systems wrote.
  * Files that are something else (archives, other compressors, images,
  * executables, UTF-16 without a byte-order mark) are named from their first bytes.
+ *
+ *   bytes "> r/s w/s device\r\n> 0.0 6028.7 c0t0d0\r\n"
+ *
+ * yields text('r/s w/s device', 1) and bytes(buf, start, end, 2) (or text('0.0 6028.7 c0t0d0', 2)) to the sink.
  */
 import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
@@ -25,18 +29,52 @@ const HEAD_BYTES = 8;
 const TEXT_LOG = 'a text log (plain or gzip-compressed)';
 
 /** What a file is when it starts with these bytes, and what its owner can do. */
-const NOT_A_LOG: { magic: readonly number[]; then?: (next: number | undefined) => boolean; problem: string; todo: string }[] = [
-  // The outer gzip layer is gone by now (index.ts): this is a second one.
+const NOT_A_LOG: {
+  magic: readonly number[];
+  then?: (next: number | undefined) => boolean;
+  problem: string;
+  todo: string;
+}[] = [
+  // The outer gzip layer is gone by now (input.ts): this is a second one.
   { magic: [0x1f, 0x8b], problem: 'a file gzip-compressed twice', todo: 'gunzip it once and upload the result' },
   { magic: [0x50, 0x4b, 0x03, 0x04], problem: 'a zip archive', todo: 'unzip it and upload the log inside' },
   { magic: [0x50, 0x4b, 0x05, 0x06], problem: 'an empty zip archive', todo: 'upload the log itself' },
-  { magic: [0x42, 0x5a, 0x68], then: (b) => b !== undefined && b >= 0x31 && b <= 0x39, problem: 'a bzip2-compressed file', todo: 'decompress it (bunzip2) and upload it as it is or gzipped' },
-  { magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], problem: 'an xz-compressed file', todo: 'decompress it (unxz) and upload it as it is or gzipped' },
-  { magic: [0x28, 0xb5, 0x2f, 0xfd], problem: 'a zstd-compressed file', todo: 'decompress it (unzstd) and upload it as it is or gzipped' },
-  { magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], problem: 'a 7-Zip archive', todo: 'extract it and upload the log inside' },
-  { magic: [0x7f, 0x45, 0x4c, 0x46], problem: 'binary content (an ELF executable)', todo: 'upload the log a program wrote, not the program' },
-  { magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], problem: 'binary content (a PNG image)', todo: 'upload the log as text, not a picture of it' },
-  { magic: [0xff, 0xd8, 0xff], problem: 'binary content (a JPEG image)', todo: 'upload the log as text, not a picture of it' },
+  {
+    magic: [0x42, 0x5a, 0x68],
+    then: (b) => b !== undefined && b >= 0x31 && b <= 0x39,
+    problem: 'a bzip2-compressed file',
+    todo: 'decompress it (bunzip2) and upload it as it is or gzipped',
+  },
+  {
+    magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00],
+    problem: 'an xz-compressed file',
+    todo: 'decompress it (unxz) and upload it as it is or gzipped',
+  },
+  {
+    magic: [0x28, 0xb5, 0x2f, 0xfd],
+    problem: 'a zstd-compressed file',
+    todo: 'decompress it (unzstd) and upload it as it is or gzipped',
+  },
+  {
+    magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c],
+    problem: 'a 7-Zip archive',
+    todo: 'extract it and upload the log inside',
+  },
+  {
+    magic: [0x7f, 0x45, 0x4c, 0x46],
+    problem: 'binary content (an ELF executable)',
+    todo: 'upload the log a program wrote, not the program',
+  },
+  {
+    magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+    problem: 'binary content (a PNG image)',
+    todo: 'upload the log as text, not a picture of it',
+  },
+  {
+    magic: [0xff, 0xd8, 0xff],
+    problem: 'binary content (a JPEG image)',
+    todo: 'upload the log as text, not a picture of it',
+  },
   { magic: [0x25, 0x50, 0x44, 0x46, 0x2d], problem: 'a PDF document', todo: 'upload the log as text' },
 ];
 
@@ -44,13 +82,16 @@ const NOT_A_LOG: { magic: readonly number[]; then?: (next: number | undefined) =
  * Windows-1252 for bytes 0x80-0x9f, where it differs from ISO-8859-1 (Node's
  * latin1 decoders give C1 controls there); the five bytes it leaves undefined stay as they are.
  */
-const WINDOWS_1252_80_9F = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const WINDOWS_1252_80_9F =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 
 /** Bytes [start, end) of buf as text: UTF-8, or Windows-1252 (Latin-1 and its superset) when they are not valid UTF-8. */
 export function decodeLine(buf: Buffer, start: number, end: number): string {
   const text = buf.toString('utf8', start, end);
   if (text.indexOf('\ufffd') === -1 || isUtf8(buf.subarray(start, end))) return text;
-  return buf.toString('latin1', start, end).replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_80_9F[c.charCodeAt(0) - 0x80]!);
+  return buf
+    .toString('latin1', start, end)
+    .replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_80_9F[c.charCodeAt(0) - 0x80]!);
 }
 
 export interface LineSink {
@@ -142,7 +183,12 @@ export class LineSplitter {
     for (const known of NOT_A_LOG) {
       if (first.length < known.magic.length || !known.magic.every((byte, i) => first[i] === byte)) continue;
       if (known.then && !known.then(first[known.magic.length])) continue;
-      throw new ParseError({ source: this.source, line: 1, problem: known.problem, expected: `${TEXT_LOG}: ${known.todo}` });
+      throw new ParseError({
+        source: this.source,
+        line: 1,
+        problem: known.problem,
+        expected: `${TEXT_LOG}: ${known.todo}`,
+      });
     }
     // ASCII text in UTF-16 has a NUL in every other byte: looked for in the first (up to) four characters.
     const units = Math.min(4, first.length >> 1);
@@ -269,7 +315,12 @@ export class LineSplitter {
       if (bytes[i] === LF) line++;
       else if (bytes[i] === CR && bytes[i + 1] !== LF) line++;
     }
-    throw new ParseError({ source: this.source, line, problem: 'binary content (a NUL byte)', expected: 'a text log (plain or gzip-compressed)' });
+    throw new ParseError({
+      source: this.source,
+      line,
+      problem: 'binary content (a NUL byte)',
+      expected: 'a text log (plain or gzip-compressed)',
+    });
   }
 
   /** The line at `line` (by default the one still being read) is too long. */
@@ -278,7 +329,8 @@ export class LineSplitter {
       source: this.source,
       line,
       problem: `a line longer than ${MAX_LINE_LENGTH / 1024} KiB (${MAX_LINE_LENGTH} bytes) and still going`,
-      expected: 'a text log, whose lines are shorter: check that this is the log and that its line ends survived (LF, CRLF or CR)',
+      expected:
+        'a text log, whose lines are shorter: check that this is the log and that its line ends survived (LF, CRLF or CR)',
     });
   }
 }

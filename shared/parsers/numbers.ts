@@ -1,6 +1,8 @@
 /**
  * Numbers as iostat prints them: `12.5`, `12,5` (decimal comma locales), `-`,
  * and sysstat's --human forms `1.2k`, `3.4M`, `45.0%`.
+ *
+ *   parseIostatNumber('12,5') -> 12.5    parseIostatNumber('1.8M') -> 1843.2    parseIostatNumber('sda') -> NaN
  */
 
 /**

@@ -3,6 +3,10 @@
  * only) and answers with its runs or how it failed. Started as a worker thread
  * with a PartRequest as workerData, the module posts that answer back.
  *
+ *   { benchdropPart: true, path: 'big.log', source: 'big.log', start: 0, end: 52428800, continuation: false }
+ *
+ * yields { ok: true, runs, lines, bytes, openReport? } or a PartFailure.
+ *
  * A failure crosses the thread boundary as plain fields (a structured clone of an
  * Error keeps too little of it): a ParseError's line, problem and expected text;
  * an InternalParseError's line and its cause's name, message and stack; any
@@ -12,7 +16,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Run } from '../model.ts';
 import type { OpenReport } from './types.ts';
 import { InternalParseError, isInternalParseError, isParseError, ParseError } from './errors.ts';
-import { fileChunks, parseStream } from './index.ts';
+import { parseStream } from './driver.ts';
+import { fileChunks } from './input.ts';
 
 export interface PartRequest {
   /** Marks workerData meant for this module (it may be imported inside other workers). */
@@ -43,8 +48,19 @@ export type PartResult = { ok: true; runs: Run[]; lines: number; bytes: number; 
 export async function parsePart(request: PartRequest): Promise<PartResult> {
   const runs: Run[] = [];
   try {
-    const result = await parseStream(fileChunks(request.path, request.start, request.end), { source: request.source, keepSamples: false, continuation: request.continuation, onRun: (run) => runs.push(run) });
-    return { ok: true, runs, lines: result.lines, bytes: result.bytes, ...(result.openReport !== undefined ? { openReport: result.openReport } : {}) };
+    const result = await parseStream(fileChunks(request.path, request.start, request.end), {
+      source: request.source,
+      keepSamples: false,
+      continuation: request.continuation,
+      onRun: (run) => runs.push(run),
+    });
+    return {
+      ok: true,
+      runs,
+      lines: result.lines,
+      bytes: result.bytes,
+      ...(result.openReport !== undefined ? { openReport: result.openReport } : {}),
+    };
   } catch (error) {
     return partFailure(error);
   }
@@ -52,8 +68,10 @@ export async function parsePart(request: PartRequest): Promise<PartResult> {
 
 /** How a part failed, as fields. */
 export function partFailure(error: unknown): PartFailure {
-  if (isParseError(error)) return { ok: false, kind: 'parse', line: error.line, problem: error.problem, expected: error.expected };
-  if (isInternalParseError(error)) return { ok: false, kind: 'internal', line: error.line, cause: errorFields(error.cause) };
+  if (isParseError(error))
+    return { ok: false, kind: 'parse', line: error.line, problem: error.problem, expected: error.expected };
+  if (isInternalParseError(error))
+    return { ok: false, kind: 'internal', line: error.line, cause: errorFields(error.cause) };
   return { ok: false, kind: 'other', error: errorFields(error) };
 }
 
@@ -66,7 +84,14 @@ function errorFields(error: unknown): ErrorFields {
   return fields;
 }
 
-const ERROR_TYPES: Record<string, ErrorConstructor> = { TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError };
+const ERROR_TYPES: Record<string, ErrorConstructor> = {
+  TypeError,
+  RangeError,
+  ReferenceError,
+  SyntaxError,
+  EvalError,
+  URIError,
+};
 
 /** The error again, of its own type where JavaScript has one, with the stack of the thread that threw it. */
 function errorFrom(fields: ErrorFields): Error {
@@ -82,7 +107,12 @@ export function errorOfPart(failure: PartFailure, source: string, lineOffset: nu
   const inFile = (line: number) => (line === 0 ? 0 : line + lineOffset);
   switch (failure.kind) {
     case 'parse':
-      return new ParseError({ source, line: inFile(failure.line), problem: failure.problem, expected: failure.expected });
+      return new ParseError({
+        source,
+        line: inFile(failure.line),
+        problem: failure.problem,
+        expected: failure.expected,
+      });
     case 'internal':
       return new InternalParseError({ source, line: inFile(failure.line), cause: errorFrom(failure.cause) });
     case 'other':

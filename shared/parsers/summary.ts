@@ -3,6 +3,10 @@
  * past. Sums are taken of values shifted by the first value seen, which keeps the
  * variance exact enough for iostat numbers without Welford's division per value;
  * many summaries live side by side in one Float64Array (no object per metric).
+ *
+ *   bank.add(0, 1.5); bank.add(0, 2.5)
+ *
+ * yields bank.summary(0) = { count: 2, mean: 2, min: 1.5, max: 2.5, stddev: 0.707... }.
  */
 import type { MetricSummary } from '../model.ts';
 
@@ -58,7 +62,13 @@ export class SummaryBank {
 /** A summary of values multiplied by a positive factor (a unit conversion). */
 export function scaleSummary(summary: MetricSummary, factor: number): MetricSummary {
   if (factor === 1) return summary;
-  return { count: summary.count, mean: summary.mean * factor, min: summary.min * factor, max: summary.max * factor, stddev: summary.stddev * factor };
+  return {
+    count: summary.count,
+    mean: summary.mean * factor,
+    min: summary.min * factor,
+    max: summary.max * factor,
+    stddev: summary.stddev * factor,
+  };
 }
 
 /** One summary of the union of several (Chan et al.'s parallel combination of means and variances). */
@@ -69,7 +79,10 @@ export function mergeSummaries(parts: readonly MetricSummary[]): MetricSummary {
   for (const next of rest) {
     const n = merged.count + next.count;
     const delta = next.mean - merged.mean;
-    const m2 = (merged.stddev ** 2) * (merged.count - 1) + (next.stddev ** 2) * (next.count - 1) + (delta * delta * merged.count * next.count) / n;
+    const m2 =
+      merged.stddev ** 2 * (merged.count - 1) +
+      next.stddev ** 2 * (next.count - 1) +
+      (delta * delta * merged.count * next.count) / n;
     merged = {
       count: n,
       mean: merged.mean + (delta * next.count) / n,

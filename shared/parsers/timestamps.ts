@@ -11,7 +11,8 @@
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
-const CTIME = /^(?:[A-Za-z]{3},?\s+)?([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})(?:\s+([A-Z]{2,5}))?\s+(\d{4})$/;
+const CTIME =
+  /^(?:[A-Za-z]{3},?\s+)?([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})(?:\s+([A-Z]{2,5}))?\s+(\d{4})$/;
 const SLASHED = /^(\d{1,2})([/.])(\d{1,2})\2(\d{2}|\d{4})\s+(\d{1,2}):(\d{2}):(\d{2})(?:\s*([AaPp][Mm]))?$/;
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
 const EPOCH = /^\d{9,10}$/;
@@ -20,7 +21,20 @@ const pad = (n: number) => String(n).padStart(2, '0');
 
 /** Benchmark logs from before 1970 or after 2100 are a clock that was wrong. */
 export const YEARS = { first: 1970, last: 2100 } as const;
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** A timestamp: its ISO 8601 form, or why its date is impossible. */
 export type Timestamp = { iso: string } | { invalid: string };
@@ -30,7 +44,8 @@ function iso(year: number, month: number, day: number, h: number, m: number, s: 
   const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day < 1 || day > days) return { invalid: `no ${MONTH_NAMES[month - 1]} ${day}` };
   if (h > 23 || m > 59 || s > 60) return { invalid: `no time ${pad(h)}:${pad(m)}:${pad(s)}` };
-  if (year < YEARS.first || year > YEARS.last) return { invalid: `year ${year} is outside ${YEARS.first}-${YEARS.last}` };
+  if (year < YEARS.first || year > YEARS.last)
+    return { invalid: `year ${year} is outside ${YEARS.first}-${YEARS.last}` };
   return { iso: `${year}-${pad(month)}-${pad(day)}T${pad(h)}:${pad(m)}:${pad(s)}${zone}` };
 }
 
@@ -73,7 +88,8 @@ export function readTimestamp(text: string): Timestamp | undefined {
   }
   if (EPOCH.test(t)) {
     const date = new Date(Number(t) * 1000);
-    if (date.getUTCFullYear() > YEARS.last) return { invalid: `year ${date.getUTCFullYear()} is outside ${YEARS.first}-${YEARS.last}` };
+    if (date.getUTCFullYear() > YEARS.last)
+      return { invalid: `year ${date.getUTCFullYear()} is outside ${YEARS.first}-${YEARS.last}` };
     return { iso: date.toISOString().replace('.000Z', 'Z') };
   }
   return undefined;

@@ -1,7 +1,11 @@
 /**
- * The contract between the parse driver (index.ts) and the format modules. The
+ * The contract between the parse driver (driver.ts) and the format modules. The
  * driver splits the input into lines and hands them over one at a time; a module
  * keeps only the run it is building and reports each finished run through onRun.
+ *
+ *   parser.line('r/s w/s kr/s kw/s ... device', 3); parser.line('0.0 6028.7 ... c0t0d0', 4); parser.end(4)
+ *
+ * yields onRun(run) once per finished run, in file order.
  */
 import type { IostatSample, Run } from '../model.ts';
 

@@ -29,11 +29,19 @@ const LINUX_JSON = fixture('linux/linux-sysstat-12.7.5-x-json.json');
 async function parsed(text: string, mode: 'text' | 'ingest' = 'text'): Promise<Run[]> {
   if (mode === 'text') {
     const file = await parseText(text, 'finding.txt');
-    checkParse({ runs: file.runs, streamed: new Map(), result: { lines: file.lines, runs: file.runs.length } }, { mode: 'text' });
+    checkParse(
+      { runs: file.runs, streamed: new Map(), result: { lines: file.lines, runs: file.runs.length } },
+      { mode: 'text' },
+    );
     return file.runs;
   }
   const runs: Run[] = [];
-  await parseStream([Buffer.from(text)], { source: 'finding.txt', keepSamples: false, onIostatSample: () => undefined, onRun: (r) => runs.push(r) });
+  await parseStream([Buffer.from(text)], {
+    source: 'finding.txt',
+    keepSamples: false,
+    onIostatSample: () => undefined,
+    onRun: (r) => runs.push(r),
+  });
   return runs;
 }
 
@@ -61,17 +69,26 @@ describe('fuzzing the selectors', () => {
 
 describe('counterexamples the fuzzers found', () => {
   it('diskperf: a value of 1e309 (it reads as Infinity) or 1e200 skips its row with a warning', async () => {
-    const text = REDUX.replace('   4096    2.84    5.96', '   4096   1e309    5.96').replace('   8192    2.52', '   8192   1e200');
+    const text = REDUX.replace('   4096    2.84    5.96', '   4096   1e309    5.96').replace(
+      '   8192    2.52',
+      '   8192   1e200',
+    );
     const run = (await parsed(text))[0] as DiskperfRun;
     expect(run.rows.map((r) => r.req_size)).not.toContain(4096);
     expect(run.rows.map((r) => r.req_size)).not.toContain(8192);
     expect(run.rows).toHaveLength(9);
-    expect(run.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^fwd_wt is Infinity, more than any disk does/), expect.stringMatching(/^fwd_wt is 1e\+200, more than any disk does/)]);
+    expect(run.warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/^fwd_wt is Infinity, more than any disk does/),
+      expect.stringMatching(/^fwd_wt is 1e\+200, more than any disk does/),
+    ]);
   });
 
   it('diskperf: request sizes, file size and parameters too large to hold exactly are not numbers', async () => {
     const huge = `1${'0'.repeat(400)}`;
-    const text = REDUX.replace('min=4096', `min=${huge}`).replace('delay=0.000', 'delay=1e999').replace('1073741824 bytes', `${huge} bytes`).replace('\n       4096 ', `\n${huge} `);
+    const text = REDUX.replace('min=4096', `min=${huge}`)
+      .replace('delay=0.000', 'delay=1e999')
+      .replace('1073741824 bytes', `${huge} bytes`)
+      .replace('\n       4096 ', `\n${huge} `);
     const run = (await parsed(text))[0] as DiskperfRun;
     expect(run.meta.requestSizes).toBeUndefined();
     expect(run.meta.fileSizeBytes).toBeUndefined();
@@ -107,7 +124,13 @@ describe('counterexamples the fuzzers found', () => {
     const run = (await parsed(lines.join('\n')))[0] as IostatRun;
     expect(run.columns.find((c) => c.name === 'svc_t')).toEqual({ name: 'svc_t', unit: 'ms', factor: 1 });
     const c1t0d0 = run.series.find((s) => s.device === 'c1t0d0')!;
-    expect(c1t0d0.summary.service_ms).toEqual({ count: 2, mean: 8.5, min: 8.3, max: 8.7, stddev: expect.closeTo(0.2828, 3) });
+    expect(c1t0d0.summary.service_ms).toEqual({
+      count: 2,
+      mean: 8.5,
+      min: 8.3,
+      max: 8.7,
+      stddev: expect.closeTo(0.2828, 3),
+    });
   });
 
   it('iostat: a header naming a column twice is no header', async () => {
@@ -115,13 +138,31 @@ describe('counterexamples the fuzzers found', () => {
     lines[8] = lines[8]!.replace(' wait', '  w/s');
     const run = (await parsed(lines.join('\n')))[0] as IostatRun;
     expect(run.columns.filter((c) => c.name === 'w/s')).toHaveLength(1);
-    for (const s of run.series) for (const summary of Object.values(s.summary)) expect(summary.count).toBeLessThanOrEqual(s.sampleCount);
+    for (const s of run.series)
+      for (const summary of Object.values(s.summary)) expect(summary.count).toBeLessThanOrEqual(s.sampleCount);
   });
 
   it('sysstat JSON: the same device again in a report, first key different, is a new report, not a second count of its columns', async () => {
     const first = '{"disk_device": "sda", "r/s": 1.00, "rkB/s": 10.00}';
     const again = '{"disk_device": "sda", "w/s": 2.00, "rkB/s": 30.00}';
-    const text = ['{"sysstat": {', '"hosts": [', '{', '"nodename": "h",', '"statistics": [', '{', '"timestamp": "01/15/2024 10:00:01 AM",', '"disk": [', `${first},`, again, ']', '}', ']', '}', ']', '}}'].join('\n');
+    const text = [
+      '{"sysstat": {',
+      '"hosts": [',
+      '{',
+      '"nodename": "h",',
+      '"statistics": [',
+      '{',
+      '"timestamp": "01/15/2024 10:00:01 AM",',
+      '"disk": [',
+      `${first},`,
+      again,
+      ']',
+      '}',
+      ']',
+      '}',
+      ']',
+      '}}',
+    ].join('\n');
     const run = (await parsed(text))[0] as IostatRun;
     expect(run.reports).toBe(2);
     expect(run.series[0]!.sampleCount).toBe(2);
@@ -129,7 +170,9 @@ describe('counterexamples the fuzzers found', () => {
   });
 
   it('sysstat JSON: Infinity values, a CPU count past 2^53 and a damaged time stamp are not kept', async () => {
-    const text = LINUX_JSON.replace('"number-of-cpus": 4', '"number-of-cpus": 1e999').replace('10:00:06 AM', '1e309:00:06 AM').replace('"r/s": 8.12', '"r/s": 1e999');
+    const text = LINUX_JSON.replace('"number-of-cpus": 4', '"number-of-cpus": 1e999')
+      .replace('10:00:06 AM', '1e309:00:06 AM')
+      .replace('"r/s": 8.12', '"r/s": 1e999');
     const run = (await parsed(text))[0] as IostatRun;
     expect(run.meta.cpus).toBeUndefined();
     const nvme = run.series.find((s) => s.device === 'nvme0n1')!;
@@ -155,15 +198,23 @@ describe('counterexamples the fuzzers found', () => {
     lines[9] = lines[9]!.replace('156.2', '1e309');
     const [streamed] = (await parsed(lines.join('\n'), 'ingest')) as IostatRun[];
     expect(streamed!.warnings).toHaveLength(1);
-    expect(Object.values(streamed!.series[0]!.summary).every((s) => Number.isFinite(s.mean) && Number.isFinite(s.stddev))).toBe(true);
+    expect(
+      Object.values(streamed!.series[0]!.summary).every((s) => Number.isFinite(s.mean) && Number.isFinite(s.stddev)),
+    ).toBe(true);
   });
 
   it('a time stamp whose year a flipped bit made 0019 is no time (it printed as 19-12-14T12:20:45)', async () => {
-    const diskperf = (await parsed(fixture('irix/irix-6.5-indy-scsi2sd-10M-sync.diskperf.txt').replace('12:20:45 2019', '12:20:45 0019')))[0] as DiskperfRun;
+    const diskperf = (
+      await parsed(
+        fixture('irix/irix-6.5-indy-scsi2sd-10M-sync.diskperf.txt').replace('12:20:45 2019', '12:20:45 0019'),
+      )
+    )[0] as DiskperfRun;
     expect(diskperf.meta.testDate).toBe('Sat Dec 14 12:20:45 0019');
     expect(diskperf.meta.startedAt).toBeUndefined();
     // parsed() checks every sample time is ISO 8601; the damaged stamp is simply not one.
-    const runs = (await parsed(fixture('solaris/solaris-10-xn-Td.iostat.txt').replace('10:15:07 UTC 2014', '10:15:07 UTC 0014'))) as IostatRun[];
+    const runs = (await parsed(
+      fixture('solaris/solaris-10-xn-Td.iostat.txt').replace('10:15:07 UTC 2014', '10:15:07 UTC 0014'),
+    )) as IostatRun[];
     const times = runs.flatMap((r) => r.series.flatMap((s) => s.samples!.map((x) => x.time)));
     expect(times).toContain('2014-03-04T10:15:02Z');
     expect(times.filter((t) => t?.includes('10:15:07'))).toEqual([]);

@@ -31,7 +31,9 @@ export function fixtureLogs(): FixtureLog[] {
     for (const file of files) {
       if (!file.endsWith('.expected.json')) continue;
       const base = file.slice(0, -'.expected.json'.length);
-      const log = files.find((f) => f !== file && !f.endsWith('.expected.json') && (f === base || f.startsWith(`${base}.`)));
+      const log = files.find(
+        (f) => f !== file && !f.endsWith('.expected.json') && (f === base || f.startsWith(`${base}.`)),
+      );
       if (!log) throw new Error(`${platform}/${file} has no log beside it`);
       const expected = join(FIXTURES_DIR, platform, file);
       const { error } = JSON.parse(readFileSync(expected, 'utf8')) as { error?: unknown };

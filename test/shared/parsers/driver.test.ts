@@ -14,7 +14,16 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IostatRun, Run } from '../../../shared/model.ts';
-import { ParseError, SUPPORTED_FORMATS, fileChunks, parseFile, parseStream, parseText, READ_CHUNK_BYTES, type StreamOptions } from '../../../shared/parsers/index.ts';
+import {
+  ParseError,
+  SUPPORTED_FORMATS,
+  fileChunks,
+  parseFile,
+  parseStream,
+  parseText,
+  READ_CHUNK_BYTES,
+  type StreamOptions,
+} from '../../../shared/parsers/index.ts';
 import { MAX_LINE_LENGTH } from '../../../shared/parsers/lines.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
@@ -35,14 +44,20 @@ interface Parsed {
 
 type Chunk = Buffer | string;
 
-async function parseChunks(chunks: Iterable<Chunk> | AsyncIterable<Chunk>, options: Partial<StreamOptions> = {}): Promise<Parsed> {
+async function parseChunks(
+  chunks: Iterable<Chunk> | AsyncIterable<Chunk>,
+  options: Partial<StreamOptions> = {},
+): Promise<Parsed> {
   const runs: Run[] = [];
   const result = await parseStream(chunks, { source: 'test.txt', ...options, onRun: (run) => runs.push(run) });
   return { runs, format: result.format, lines: result.lines, runCount: result.runs, bytes: result.bytes };
 }
 
 /** The ParseError the input produces; fails the test if it parses or throws anything else. */
-async function parseError(chunks: Iterable<Chunk> | AsyncIterable<Chunk>, options: Partial<StreamOptions> = {}): Promise<ParseError> {
+async function parseError(
+  chunks: Iterable<Chunk> | AsyncIterable<Chunk>,
+  options: Partial<StreamOptions> = {},
+): Promise<ParseError> {
   try {
     await parseChunks(chunks, options);
   } catch (error) {
@@ -232,7 +247,9 @@ describe('line ends', () => {
     const ends = ['\n', '\r\n', '\r'];
     const lines = SAMPLE_TEXT.split('\n').slice(0, SAMPLE_LINES);
     // A lone CR followed by an empty line's LF would read as one CRLF: avoid that pair.
-    const mixed = lines.map((line, i) => line + (ends[i % 3] === '\r' && lines[i + 1] === '' ? '\n' : ends[i % 3])).join('');
+    const mixed = lines
+      .map((line, i) => line + (ends[i % 3] === '\r' && lines[i + 1] === '' ? '\n' : ends[i % 3]))
+      .join('');
     expect(mixed.match(/\r(?!\n)/g)!.length).toBeGreaterThan(5);
     const parsed = await parseChunks([Buffer.from(mixed)]);
     expect(parsed.runs).toEqual(baseline.runs);
@@ -257,11 +274,18 @@ describe('text encodings', () => {
   });
 
   it('a UTF-8 BOM before a header on line 1 does not hide the header', async () => {
-    const log = 'Device            r/s     w/s     rkB/s     wkB/s  %util\nsda              1.00    2.00     16.00     32.00   0.50\n';
+    const log =
+      'Device            r/s     w/s     rkB/s     wkB/s  %util\nsda              1.00    2.00     16.00     32.00   0.50\n';
     const plain = await parseText(log);
     const withBom = await parseChunks([Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(log)])]);
     expect(withBom.runs).toEqual(plain.runs);
-    expect((withBom.runs[0] as IostatRun).series[0]!.samples![0]!.raw).toEqual({ 'r/s': 1, 'w/s': 2, 'rkB/s': 16, 'wkB/s': 32, '%util': 0.5 });
+    expect((withBom.runs[0] as IostatRun).series[0]!.samples![0]!.raw).toEqual({
+      'r/s': 1,
+      'w/s': 2,
+      'rkB/s': 16,
+      'wkB/s': 32,
+      '%util': 0.5,
+    });
   });
 
   it('UTF-16LE with a BOM parses like UTF-8', async () => {
@@ -289,7 +313,10 @@ describe('text encodings', () => {
     expect(error.expected).toMatch(/save it as UTF-8/);
     expect(error.line).toBe(1);
     const be = Buffer.from(SAMPLE_TEXT, 'utf16le').swap16();
-    expect(await parseError([be])).toMatchObject({ line: 1, problem: 'UTF-16 text without a byte-order mark (big-endian)' });
+    expect(await parseError([be])).toMatchObject({
+      line: 1,
+      problem: 'UTF-16 text without a byte-order mark (big-endian)',
+    });
   });
 
   it('non-breaking spaces (pasted from a web page) count as blanks', async () => {
@@ -329,7 +356,10 @@ describe('binary input', () => {
   it('random bytes are refused as binary at the line of their first NUL', async () => {
     const bytes = readFileSync(join(BAD, 'random-bytes.bin'));
     const nul = bytes.indexOf(0);
-    const expectedLine = bytes.subarray(0, nul).toString('latin1').split(/\r\n|\r|\n/).length;
+    const expectedLine = bytes
+      .subarray(0, nul)
+      .toString('latin1')
+      .split(/\r\n|\r|\n/).length;
     const error = await fileError(join(BAD, 'random-bytes.bin'));
     expect(error.problem).toMatch(/binary/);
     expect(error.line).toBe(expectedLine);
@@ -357,12 +387,32 @@ describe('binary input', () => {
 describe('files that are something else, named by their first bytes', () => {
   const X4100_BYTES = SAMPLE;
   it.each([
-    ['zip', Buffer.concat([Buffer.from('PK\x03\x04\x14\x00\x00\x00', 'latin1'), X4100_BYTES]), 'a zip archive', /unzip it/],
+    [
+      'zip',
+      Buffer.concat([Buffer.from('PK\x03\x04\x14\x00\x00\x00', 'latin1'), X4100_BYTES]),
+      'a zip archive',
+      /unzip it/,
+    ],
     ['bzip2', Buffer.concat([Buffer.from('BZh91AY&SY'), X4100_BYTES]), 'a bzip2-compressed file', /bunzip2/],
-    ['xz', Buffer.concat([Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]), X4100_BYTES]), 'an xz-compressed file', /unxz/],
+    [
+      'xz',
+      Buffer.concat([Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]), X4100_BYTES]),
+      'an xz-compressed file',
+      /unxz/,
+    ],
     ['zstd', Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), X4100_BYTES]), 'a zstd-compressed file', /unzstd/],
-    ['7z', Buffer.concat([Buffer.from([0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]), X4100_BYTES]), 'a 7-Zip archive', /extract it/],
-    ['JPEG', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), X4100_BYTES]), 'binary content (a JPEG image)', /not a picture/],
+    [
+      '7z',
+      Buffer.concat([Buffer.from([0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]), X4100_BYTES]),
+      'a 7-Zip archive',
+      /extract it/,
+    ],
+    [
+      'JPEG',
+      Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), X4100_BYTES]),
+      'binary content (a JPEG image)',
+      /not a picture/,
+    ],
     ['PDF', Buffer.concat([Buffer.from('%PDF-1.7\n'), X4100_BYTES]), 'a PDF document', /as text/],
     ['gzip inside gzip', gzipSync(gzipSync(X4100_BYTES)), 'a file gzip-compressed twice', /gunzip it once/],
   ])('%s: refused at line 1 with what to do', async (_, bytes, problem, todo) => {
@@ -385,7 +435,9 @@ describe('Latin-1 text', () => {
     expect(fromUtf8.runs[2]!.context).toEqual(['tunefs -a 8 /opt/données/Müller']);
     expect(fromLatin1.runs).toEqual(fromUtf8.runs);
     // Windows-1252 bytes 0x80-0x9f are printable there (0x80 is the euro sign).
-    const euro = await parseChunks([Buffer.from(SAMPLE_TEXT.replace('tunefs -a 8 /opt', 'tunefs -a 8 /opt/\x80'), 'latin1')]);
+    const euro = await parseChunks([
+      Buffer.from(SAMPLE_TEXT.replace('tunefs -a 8 /opt', 'tunefs -a 8 /opt/\x80'), 'latin1'),
+    ]);
     expect(euro.runs[2]!.context).toEqual(['tunefs -a 8 /opt/€']);
   });
 });
@@ -439,7 +491,10 @@ describe('long lines', () => {
       }
     }
     const error = await parseError(twentyMegabytes());
-    expect(error).toMatchObject({ line: 1, problem: `a line longer than 64 KiB (${MAX_LINE_LENGTH} bytes) and still going` });
+    expect(error).toMatchObject({
+      line: 1,
+      problem: `a line longer than 64 KiB (${MAX_LINE_LENGTH} bytes) and still going`,
+    });
     expect(error.expected).toMatch(/line ends/);
     // The splitter stops at the first chunk that takes the line past the limit.
     expect(pulled).toBeLessThanOrEqual(MAX_LINE_LENGTH + 256 * 1024);
@@ -486,7 +541,13 @@ describe('chunk boundaries', () => {
     }
     // ë é (2 bytes), 日 本 € (3 bytes), 📈 (4 bytes), each inside a command.
     expect(offsets).toHaveLength(2 * 1 + 3 * 2 + 1 * 3);
-    for (const chunks of [splitAt(bytes, offsets), splitAt(bytes, offsets.filter((_, i) => i % 3 === 1))]) {
+    for (const chunks of [
+      splitAt(bytes, offsets),
+      splitAt(
+        bytes,
+        offsets.filter((_, i) => i % 3 === 1),
+      ),
+    ]) {
       expect((await parseChunks(chunks)).runs).toEqual(whole.runs);
     }
   });
@@ -532,7 +593,9 @@ describe('chunk boundaries', () => {
     try {
       const path = join(dir, 'log.txt');
       // Two and a half reads, so chunks follow each other through the same buffer.
-      const big = Buffer.concat(Array.from({ length: Math.ceil((2.5 * READ_CHUNK_BYTES) / bytes.length) }, () => bytes));
+      const big = Buffer.concat(
+        Array.from({ length: Math.ceil((2.5 * READ_CHUNK_BYTES) / bytes.length) }, () => bytes),
+      );
       await writeFile(path, big);
       const read = async (...range: number[]) => {
         const pieces: Buffer[] = [];
@@ -541,7 +604,11 @@ describe('chunk boundaries', () => {
       };
       expect((await read()).equals(big)).toBe(true);
       expect((await read(17, big.length - 5)).equals(big.subarray(17, big.length - 5))).toBe(true);
-      expect((await read(READ_CHUNK_BYTES - 1, 2 * READ_CHUNK_BYTES + 1)).equals(big.subarray(READ_CHUNK_BYTES - 1, 2 * READ_CHUNK_BYTES + 1))).toBe(true);
+      expect(
+        (await read(READ_CHUNK_BYTES - 1, 2 * READ_CHUNK_BYTES + 1)).equals(
+          big.subarray(READ_CHUNK_BYTES - 1, 2 * READ_CHUNK_BYTES + 1),
+        ),
+      ).toBe(true);
       expect((await read(big.length, big.length + 10)).length).toBe(0);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -580,7 +647,9 @@ describe('quoted logs', () => {
     const parsed = await parseChunks([Buffer.from(text)]);
     expect(parsed.runs).toHaveLength(4);
     expect(parsed.runs[0]!.context).toEqual(baseline.runs[0]!.context);
-    expect(parsed.runs.map((r) => c0t0d0(r).samples![0]!.values)).toEqual(baseline.runs.map((r) => c0t0d0(r).samples![0]!.values));
+    expect(parsed.runs.map((r) => c0t0d0(r).samples![0]!.values)).toEqual(
+      baseline.runs.map((r) => c0t0d0(r).samples![0]!.values),
+    );
     // Everything moved down one line.
     expect(parsed.runs.map((r) => r.startLine)).toEqual(baseline.runs.map((r) => r.startLine + 1));
   });

@@ -46,7 +46,8 @@ function checkPartial(actual: unknown, expected: unknown, what: string): void {
   if (typeof expected === 'number') return close(actual, expected, what);
   if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
     expect(actual, what).toBeTypeOf('object');
-    for (const [k, v] of Object.entries(expected)) checkPartial((actual as Record<string, unknown>)[k], v, `${what}.${k}`);
+    for (const [k, v] of Object.entries(expected))
+      checkPartial((actual as Record<string, unknown>)[k], v, `${what}.${k}`);
     return;
   }
   expect(actual, what).toEqual(expected);
@@ -68,13 +69,16 @@ function checkIostat(run: IostatRun, exp: ExpectedRun, where: string): void {
     };
     for (const [report, values] of Object.entries(es.values ?? {})) {
       const sample = sampleOf(report);
-      for (const [metric, v] of Object.entries(values)) close(sample.values[metric as keyof typeof sample.values], v, `${at} report ${report} ${metric}`);
+      for (const [metric, v] of Object.entries(values))
+        close(sample.values[metric as keyof typeof sample.values], v, `${at} report ${report} ${metric}`);
     }
     for (const [report, raw] of Object.entries(es.raw ?? {})) {
       const sample = sampleOf(report);
-      for (const [column, v] of Object.entries(raw)) close(sample.raw[column], v, `${at} report ${report} raw ${column}`);
+      for (const [column, v] of Object.entries(raw))
+        close(sample.raw[column], v, `${at} report ${report} raw ${column}`);
     }
-    for (const [report, time] of Object.entries(es.time ?? {})) expect(sampleOf(report).time, `${at} report ${report} time`).toBe(time);
+    for (const [report, time] of Object.entries(es.time ?? {}))
+      expect(sampleOf(report).time, `${at} report ${report} time`).toBe(time);
     if (es.summary) checkPartial(series.summary, es.summary, `${at} summary`);
   }
 }
@@ -84,7 +88,8 @@ function checkDiskperf(run: DiskperfRun, exp: ExpectedRun, where: string): void 
   for (const [size, values] of Object.entries(exp.rows ?? {})) {
     const row = run.rows.find((r) => r.req_size === Number(size));
     expect(row, `${where} req_size ${size}`).toBeDefined();
-    for (const [metric, v] of Object.entries(values)) close(row!.values[metric as keyof DiskperfRun["rows"][number]["values"]], v, `${where} ${size} ${metric}`);
+    for (const [metric, v] of Object.entries(values))
+      close(row!.values[metric as keyof DiskperfRun['rows'][number]['values']], v, `${where} ${size} ${metric}`);
   }
 }
 

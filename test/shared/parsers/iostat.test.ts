@@ -41,7 +41,9 @@ function series(run: IostatRun, device: string): IostatSeries {
 
 function close(actual: number | undefined, expected: number, what = 'value'): void {
   expect(actual, what).toBeTypeOf('number');
-  expect(Math.abs(actual! - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(Math.max(1e-9, Math.abs(expected) * 1e-9));
+  expect(Math.abs(actual! - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(
+    Math.max(1e-9, Math.abs(expected) * 1e-9),
+  );
 }
 
 /** Sample standard deviation, by hand. */
@@ -71,9 +73,18 @@ function xnLog(reports: Record<string, number[]>[], command = 'iostat -xn 5 3'):
 
 // Three reports of two disks: report 0 (since boot) is far from the interval reports.
 const THREE_REPORTS = [
-  { c1t0d0: [0.9, 2.7, 11.4, 25.3, 0.0, 0.0, 0.1, 7.9, 0, 1], c1t1d0: [0.8, 2.5, 10.0, 24.0, 0.0, 0.0, 0.1, 8.0, 0, 1] },
-  { c1t0d0: [156.2, 12.0, 1249.6, 96.0, 0.0, 1.4, 0.0, 8.3, 0, 88], c1t1d0: [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85] },
-  { c1t0d0: [162.4, 9.8, 1299.2, 78.4, 0.0, 1.5, 0.0, 8.7, 0, 91], c1t1d0: [159.0, 9.8, 1272.0, 78.4, 0.0, 1.4, 0.0, 8.5, 0, 90] },
+  {
+    c1t0d0: [0.9, 2.7, 11.4, 25.3, 0.0, 0.0, 0.1, 7.9, 0, 1],
+    c1t1d0: [0.8, 2.5, 10.0, 24.0, 0.0, 0.0, 0.1, 8.0, 0, 1],
+  },
+  {
+    c1t0d0: [156.2, 12.0, 1249.6, 96.0, 0.0, 1.4, 0.0, 8.3, 0, 88],
+    c1t1d0: [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85],
+  },
+  {
+    c1t0d0: [162.4, 9.8, 1299.2, 78.4, 0.0, 1.5, 0.0, 8.7, 0, 91],
+    c1t1d0: [159.0, 9.8, 1272.0, 78.4, 0.0, 1.4, 0.0, 8.5, 0, 90],
+  },
 ];
 
 describe('since-boot report', () => {
@@ -101,7 +112,18 @@ describe('since-boot report', () => {
     close(s.summary.util_pct!.mean, (88 + 91) / 2, 'util mean');
     // %w has no metric: nothing in the summary comes from it.
     expect(Object.keys(s.summary).sort()).toEqual(
-      ['iops', 'read_iops', 'write_iops', 'read_kBps', 'write_kBps', 'wait_queue', 'active_queue', 'wait_ms', 'service_ms', 'util_pct'].sort(),
+      [
+        'iops',
+        'read_iops',
+        'write_iops',
+        'read_kBps',
+        'write_kBps',
+        'wait_queue',
+        'active_queue',
+        'wait_ms',
+        'service_ms',
+        'util_pct',
+      ].sort(),
     );
   });
 
@@ -285,24 +307,41 @@ describe('damaged tables', () => {
   });
 
   it('the header-without-rows fixture is a ParseError at its header line', async () => {
-    await expect(parseFile(join(FIXTURES, 'bad/iostat-header-without-rows.txt'))).rejects.toMatchObject({ name: 'ParseError', line: 3 });
+    await expect(parseFile(join(FIXTURES, 'bad/iostat-header-without-rows.txt'))).rejects.toMatchObject({
+      name: 'ParseError',
+      line: 3,
+    });
   });
 
   it('a Linux header with no rows is a ParseError at the last header line', async () => {
-    const text = ['Linux 5.15.0 (db1) \t01/15/2024 \t_x86_64_\t(4 CPU)', '', 'Device            r/s     w/s     rkB/s     wkB/s  %util', '', 'Device            r/s     w/s     rkB/s     wkB/s  %util', ''].join('\n');
+    const text = [
+      'Linux 5.15.0 (db1) \t01/15/2024 \t_x86_64_\t(4 CPU)',
+      '',
+      'Device            r/s     w/s     rkB/s     wkB/s  %util',
+      '',
+      'Device            r/s     w/s     rkB/s     wkB/s  %util',
+      '',
+    ].join('\n');
     const error = await parseFails(text);
     expect(error.line).toBe(5);
   });
 
   it('rows without any header are a ParseError at the first row', async () => {
-    const error = await parseFails([TITLE, xnRow('c1t0d0', THREE_REPORTS[0]!.c1t0d0), xnRow('c1t1d0', THREE_REPORTS[0]!.c1t1d0)].join('\n'));
+    const error = await parseFails(
+      [TITLE, xnRow('c1t0d0', THREE_REPORTS[0]!.c1t0d0), xnRow('c1t1d0', THREE_REPORTS[0]!.c1t1d0)].join('\n'),
+    );
     expect(error.line).toBe(2);
     expect(error.problem).toMatch(/no iostat header/);
-    await expect(parseFile(join(FIXTURES, 'bad/iostat-rows-without-header.txt'))).rejects.toMatchObject({ name: 'ParseError', line: 3 });
+    await expect(parseFile(join(FIXTURES, 'bad/iostat-rows-without-header.txt'))).rejects.toMatchObject({
+      name: 'ParseError',
+      line: 3,
+    });
   });
 
   it('rows without a header and without a title name no format, but the error points at the first row', async () => {
-    const error = await parseFails([xnRow('c1t0d0', THREE_REPORTS[0]!.c1t0d0), xnRow('c1t1d0', THREE_REPORTS[0]!.c1t1d0)].join('\n'));
+    const error = await parseFails(
+      [xnRow('c1t0d0', THREE_REPORTS[0]!.c1t0d0), xnRow('c1t1d0', THREE_REPORTS[0]!.c1t1d0)].join('\n'),
+    );
     expect(error.line).toBe(1);
     expect(error.problem).toBe('rows of numbers from line 1 on, but no diskperf or iostat header above them');
   });
@@ -317,7 +356,18 @@ describe('damaged tables', () => {
     ].join('\n');
     const [run] = await iostatRuns(text);
     const s = series(run!, 'c3t0d0').samples![0]!;
-    expect(s.raw).toEqual({ 'r/s': 96.5, 'w/s': 964.5, 'kr/s': 12345.6, 'kw/s': 123456.7, wait: 0, actv: 31.8, wsvc_t: 0, asvc_t: 31.6, '%w': 0, '%b': 100 });
+    expect(s.raw).toEqual({
+      'r/s': 96.5,
+      'w/s': 964.5,
+      'kr/s': 12345.6,
+      'kw/s': 123456.7,
+      wait: 0,
+      actv: 31.8,
+      wsvc_t: 0,
+      asvc_t: 31.6,
+      '%w': 0,
+      '%b': 100,
+    });
     close(s.values.write_kBps, 123456.7);
     expect(run!.warnings).toHaveLength(1);
     expect(run!.warnings[0]!.line).toBe(4);
@@ -327,24 +377,58 @@ describe('damaged tables', () => {
   });
 
   it('values of a two-decimal Linux table that ran into each other are split after two decimals', async () => {
-    const text = ['Device            r/s     w/s     rkB/s     wkB/s  %util', 'sda              1.50    3.0012345.67     48.00   0.60'].join('\n');
+    const text = [
+      'Device            r/s     w/s     rkB/s     wkB/s  %util',
+      'sda              1.50    3.0012345.67     48.00   0.60',
+    ].join('\n');
     const [run] = await iostatRuns(text);
-    expect(series(run!, 'sda').samples![0]!.raw).toEqual({ 'r/s': 1.5, 'w/s': 3, 'rkB/s': 12345.67, 'wkB/s': 48, '%util': 0.6 });
+    expect(series(run!, 'sda').samples![0]!.raw).toEqual({
+      'r/s': 1.5,
+      'w/s': 3,
+      'rkB/s': 12345.67,
+      'wkB/s': 48,
+      '%util': 0.6,
+    });
     expect(run!.warnings).toHaveLength(1);
   });
 });
 
 describe('values and rows that cannot be measurements', () => {
-  const withRow = (line: string) => xnLog([THREE_REPORTS[0]!, THREE_REPORTS[1]!]).replace(xnRow('c1t1d0', THREE_REPORTS[1]!.c1t1d0), line);
+  const withRow = (line: string) =>
+    xnLog([THREE_REPORTS[0]!, THREE_REPORTS[1]!]).replace(xnRow('c1t1d0', THREE_REPORTS[1]!.c1t1d0), line);
   // Line 1 the command, 2-3 title and header, 4-5 the rows of report 0, 6-7 title and header, 8-9 report 1.
 
   it.each([
-    ['negative', xnRow('c1t1d0', [148.8, -12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]), 'row skipped: w/s is -12, and iostat values cannot be negative'],
-    ['1e308', xnRow('c1t1d0', [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]).replace('1190.4', '1e308'), 'row skipped: kr/s is 1e+308, more than any disk does (values stay under 1000000000000000)'],
-    ['nan', xnRow('c1t1d0', [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]).replace(' 8.1 ', ' nan '), 'row skipped: asvc_t is "nan", not a number'],
-    ['-nan', xnRow('c1t1d0', [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]).replace(' 8.1 ', ' -nan '), 'row skipped: asvc_t is "-nan", not a number'],
-    ['long device name', xnRow(`c1t${'7'.repeat(200)}d0`, THREE_REPORTS[1]!.c1t1d0), `device name of 205 bytes, longer than 128 ("c1t${'7'.repeat(37)}..."); row skipped`],
-    ['control characters', xnRow('c1t1d0\u001b[2J', THREE_REPORTS[1]!.c1t1d0), 'device name "c1t1d0\\x1b[2J" has control characters; row skipped'],
+    [
+      'negative',
+      xnRow('c1t1d0', [148.8, -12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]),
+      'row skipped: w/s is -12, and iostat values cannot be negative',
+    ],
+    [
+      '1e308',
+      xnRow('c1t1d0', [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]).replace('1190.4', '1e308'),
+      'row skipped: kr/s is 1e+308, more than any disk does (values stay under 1000000000000000)',
+    ],
+    [
+      'nan',
+      xnRow('c1t1d0', [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]).replace(' 8.1 ', ' nan '),
+      'row skipped: asvc_t is "nan", not a number',
+    ],
+    [
+      '-nan',
+      xnRow('c1t1d0', [148.8, 12.0, 1190.4, 96.0, 0.0, 1.3, 0.0, 8.1, 0, 85]).replace(' 8.1 ', ' -nan '),
+      'row skipped: asvc_t is "-nan", not a number',
+    ],
+    [
+      'long device name',
+      xnRow(`c1t${'7'.repeat(200)}d0`, THREE_REPORTS[1]!.c1t1d0),
+      `device name of 205 bytes, longer than 128 ("c1t${'7'.repeat(37)}..."); row skipped`,
+    ],
+    [
+      'control characters',
+      xnRow('c1t1d0\u001b[2J', THREE_REPORTS[1]!.c1t1d0),
+      'device name "c1t1d0\\x1b[2J" has control characters; row skipped',
+    ],
   ])('a row with a %s value is skipped with a warning on its line; the others count', async (_, line, message) => {
     const [run] = await iostatRuns(withRow(line));
     expect(run!.warnings).toEqual([{ line: 9, message }]);
@@ -354,11 +438,21 @@ describe('values and rows that cannot be measurements', () => {
   });
 
   it('when every row is skipped, the ParseError is at the first one and says why', async () => {
-    const negative = xnLog([{ c1t0d0: [-0.9, ...THREE_REPORTS[0]!.c1t0d0.slice(1)], c1t1d0: [-0.8, ...THREE_REPORTS[0]!.c1t1d0.slice(1)] }]);
+    const negative = xnLog([
+      { c1t0d0: [-0.9, ...THREE_REPORTS[0]!.c1t0d0.slice(1)], c1t1d0: [-0.8, ...THREE_REPORTS[0]!.c1t1d0.slice(1)] },
+    ]);
     const error = await parseFails(negative);
-    expect(error).toMatchObject({ line: 4, problem: 'no device row fits the iostat header: row skipped: r/s is -0.9, and iostat values cannot be negative' });
+    expect(error).toMatchObject({
+      line: 4,
+      problem: 'no device row fits the iostat header: row skipped: r/s is -0.9, and iostat values cannot be negative',
+    });
     const short = xnLog([THREE_REPORTS[0]!]).replace(/ {2}1 c1t/g, ' c1t');
-    expect(await parseFails(short)).toMatchObject({ line: 4, problem: expect.stringMatching(/^no device row fits the iostat header: ragged row skipped: 10 fields where the header at line 3 has 10 columns/) });
+    expect(await parseFails(short)).toMatchObject({
+      line: 4,
+      problem: expect.stringMatching(
+        /^no device row fits the iostat header: ragged row skipped: 10 fields where the header at line 3 has 10 columns/,
+      ),
+    });
   });
 
   it('the same header line twice in a row is one report, not an empty one that would hide the since-boot report', async () => {
@@ -376,25 +470,52 @@ describe('values and rows that cannot be measurements', () => {
       .replace(/%b device/g, '%b  %b device')
       .replace(/( +\d+) (c1t\dd0)$/gm, '$1$1 $2');
     const [run] = await iostatRuns(text);
-    expect(run!.warnings).toEqual([{ line: 3, message: 'column "%b" printed twice in the header; its second values are kept as "%b (2)" and used for no metric' }]);
+    expect(run!.warnings).toEqual([
+      {
+        line: 3,
+        message:
+          'column "%b" printed twice in the header; its second values are kept as "%b (2)" and used for no metric',
+      },
+    ]);
     expect(run!.columns.map((c) => c.name)).toContain('%b (2)');
     expect(series(run!, 'c1t0d0').summary.util_pct).toMatchObject({ count: 1, mean: 88 });
     expect(series(run!, 'c1t0d0').samples![1]!.raw).toMatchObject({ '%b': 88, '%b (2)': 88 });
   });
 
   it('a report time that is no date is a warning; the report stays, without a time', async () => {
-    const text = ['Linux 5.15.0 (db1) \t01/15/2024 \t_x86_64_\t(4 CPU)', '', '02/30/2024 10:00:01 AM', 'Device   r/s   w/s  %util', 'sda     1.00  2.00  0.50', '', '01/15/2024 10:00:11 AM', 'Device   r/s   w/s  %util', 'sda     3.00  4.00  0.70', ''].join('\n');
+    const text = [
+      'Linux 5.15.0 (db1) \t01/15/2024 \t_x86_64_\t(4 CPU)',
+      '',
+      '02/30/2024 10:00:01 AM',
+      'Device   r/s   w/s  %util',
+      'sda     1.00  2.00  0.50',
+      '',
+      '01/15/2024 10:00:11 AM',
+      'Device   r/s   w/s  %util',
+      'sda     3.00  4.00  0.70',
+      '',
+    ].join('\n');
     const [run] = await iostatRuns(text);
-    expect(run!.warnings).toEqual([{ line: 3, message: 'timestamp "02/30/2024 10:00:01 AM" is not a valid date (no February 30); the report is kept without a time' }]);
+    expect(run!.warnings).toEqual([
+      {
+        line: 3,
+        message:
+          'timestamp "02/30/2024 10:00:01 AM" is not a valid date (no February 30); the report is kept without a time',
+      },
+    ]);
     expect(run!.reports).toBe(2);
     expect(series(run!, 'sda').samples!.map((x) => x.time)).toEqual([undefined, '2024-01-15T10:00:11']);
   });
 
   it(`a session of more than ${MAX_SERIES_PER_RUN} devices is refused at the row of the first device too many`, async () => {
-    const devices = Object.fromEntries(Array.from({ length: MAX_SERIES_PER_RUN + 1 }, (_, i) => [`c${i}t0d0`, THREE_REPORTS[1]!.c1t0d0]));
+    const devices = Object.fromEntries(
+      Array.from({ length: MAX_SERIES_PER_RUN + 1 }, (_, i) => [`c${i}t0d0`, THREE_REPORTS[1]!.c1t0d0]),
+    );
     const error = await parseFails(xnLog([devices]));
     expect(error.line).toBe(3 + MAX_SERIES_PER_RUN + 1);
-    expect(error.problem).toBe(`more than ${MAX_SERIES_PER_RUN} devices in one iostat session (device "c${MAX_SERIES_PER_RUN}t0d0" is one more)`);
+    expect(error.problem).toBe(
+      `more than ${MAX_SERIES_PER_RUN} devices in one iostat session (device "c${MAX_SERIES_PER_RUN}t0d0" is one more)`,
+    );
     const atLimit = Object.fromEntries(Object.entries(devices).slice(0, MAX_SERIES_PER_RUN));
     expect((await iostatRuns(xnLog([atLimit])))[0]!.series).toHaveLength(MAX_SERIES_PER_RUN);
   });
@@ -516,7 +637,11 @@ describe('several invocations in one file', () => {
     ].join('\n');
     const runs = await iostatRuns(text);
     expect(runs).toHaveLength(2);
-    expect(runs[0]!.context).toEqual(['tunefs -a 16 /opt', 'dd if=/dev/zero of=/opt/big bs=1024k count=4096 &', 'iostat -xn 5 2']);
+    expect(runs[0]!.context).toEqual([
+      'tunefs -a 16 /opt',
+      'dd if=/dev/zero of=/opt/big bs=1024k count=4096 &',
+      'iostat -xn 5 2',
+    ]);
     expect(runs[0]!.meta.command).toBe('iostat -xn 5 2');
     expect(runs[1]!.context).toEqual(['tunefs -a 1 /opt', 'sync']);
     expect(runs[1]!.meta.command).toBeUndefined();
@@ -524,7 +649,9 @@ describe('several invocations in one file', () => {
   });
 
   it('the last iostat command before a run wins in meta.command', async () => {
-    const text = ['iostat -xn 1', 'iostat -xnz 5 2', TITLE, XN_HEADER, xnRow('c1t0d0', THREE_REPORTS[0]!.c1t0d0)].join('\n');
+    const text = ['iostat -xn 1', 'iostat -xnz 5 2', TITLE, XN_HEADER, xnRow('c1t0d0', THREE_REPORTS[0]!.c1t0d0)].join(
+      '\n',
+    );
     const [run] = await iostatRuns(text);
     expect(run!.meta.command).toBe('iostat -xnz 5 2');
     expect(run!.context).toEqual(['iostat -xn 1', 'iostat -xnz 5 2']);
@@ -535,9 +662,16 @@ describe('the x4100 sample (solaris-10-x4100-sas-maxcontig)', () => {
   it('has four runs, one per tunefs setting', async () => {
     const runs = (await parseFile(X4100)).runs as IostatRun[];
     expect(runs).toHaveLength(4);
-    expect(runs.map((r) => r.context.at(-1))).toEqual(['iostat -xnz 5 2', 'tunefs -a 16 /opt', 'tunefs -a 8 /opt', 'tunefs -a 1 /opt']);
+    expect(runs.map((r) => r.context.at(-1))).toEqual([
+      'iostat -xnz 5 2',
+      'tunefs -a 16 /opt',
+      'tunefs -a 8 /opt',
+      'tunefs -a 1 /opt',
+    ]);
     expect(runs.every((r) => r.platform === 'solaris' && r.dialect === 'solaris-xn' && r.reports === 1)).toBe(true);
-    expect(runs.map((r) => r.series.map((s) => s.device))).toEqual(Array(4).fill(['d10', 'd11', 'd12', 'c0t0d0', 'c0t1d0']));
+    expect(runs.map((r) => r.series.map((s) => s.device))).toEqual(
+      Array(4).fill(['d10', 'd11', 'd12', 'c0t0d0', 'c0t1d0']),
+    );
   });
 
   it('c0t0d0 writes 84.9 -> 430.7 -> 838.1 -> 6028.7 per second across the runs', async () => {

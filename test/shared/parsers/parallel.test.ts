@@ -24,7 +24,12 @@ function prng(seed: number): () => number {
   };
 }
 
-function solarisLog(reports: number, devices: number, seed: number, between?: (report: number) => string | undefined): string {
+function solarisLog(
+  reports: number,
+  devices: number,
+  seed: number,
+  between?: (report: number) => string | undefined,
+): string {
   const random = prng(seed);
   const lines: string[] = ['iostat -xn 5'];
   for (let r = 0; r < reports; r++) {
@@ -34,7 +39,9 @@ function solarisLog(reports: number, devices: number, seed: number, between?: (r
     lines.push('    r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device');
     for (let d = 0; d < devices; d++) {
       const v = () => (random() * 900).toFixed(1).padStart(6);
-      lines.push(`${v()} ${v()} ${v()} ${v()}  0.${r % 10}  1.${d % 10} ${v()} ${v()}  ${String(r % 100).padStart(2)}  ${String(d % 100).padStart(2)} c0t${d}d0`);
+      lines.push(
+        `${v()} ${v()} ${v()} ${v()}  0.${r % 10}  1.${d % 10} ${v()} ${v()}  ${String(r % 100).padStart(2)}  ${String(d % 100).padStart(2)} c0t${d}d0`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -44,11 +51,19 @@ function linuxLog(reports: number, devices: number, seed: number): string {
   const random = prng(seed);
   const lines: string[] = ['Linux 5.15.0-91-generic (h1) \t01/15/2024 \t_x86_64_\t(8 CPU)', ''];
   for (let r = 0; r < reports; r++) {
-    lines.push('avg-cpu:  %user   %nice %system %iowait  %steal   %idle', '           6.10    0.02    2.40    1.30    0.00   90.18', '');
-    lines.push('Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz  aqu-sz  %util');
+    lines.push(
+      'avg-cpu:  %user   %nice %system %iowait  %steal   %idle',
+      '           6.10    0.02    2.40    1.30    0.00   90.18',
+      '',
+    );
+    lines.push(
+      'Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz  aqu-sz  %util',
+    );
     for (let d = 0; d < devices; d++) {
       const v = () => (random() * 500).toFixed(2).padStart(8);
-      lines.push(`sd${String.fromCharCode(97 + d)}         ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()}`);
+      lines.push(
+        `sd${String.fromCharCode(97 + d)}         ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()} ${v()}`,
+      );
     }
     lines.push('', '');
   }
@@ -134,8 +149,10 @@ describe('parsing a file in parallel parts', () => {
 describe('cuts that would change the outcome are not made', () => {
   const TITLE = '                    extended device statistics';
   const HEADER = '    r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device';
-  const row = (device: string, r: number) => `  ${r.toFixed(1)}    2.0   12.0   16.0  0.0  0.0    0.0    1.2   0   1 ${device}`;
-  const reports = (n: number, devices = ['c0t0d0', 'c0t1d0']) => Array.from({ length: n }, (_, r) => [TITLE, HEADER, ...devices.map((d) => row(d, r))].join('\n')).join('\n');
+  const row = (device: string, r: number) =>
+    `  ${r.toFixed(1)}    2.0   12.0   16.0  0.0  0.0    0.0    1.2   0   1 ${device}`;
+  const reports = (n: number, devices = ['c0t0d0', 'c0t1d0']) =>
+    Array.from({ length: n }, (_, r) => [TITLE, HEADER, ...devices.map((d) => row(d, r))].join('\n')).join('\n');
 
   /** `a` then `b`, `b` padded with blank lines so that the middle of the file falls just before it: two parts are cut at `b` if anywhere. */
   function cutBefore(a: string, b: string): string {
@@ -153,24 +170,36 @@ describe('cuts that would change the outcome are not made', () => {
   }
 
   it('the control: the same log without the damage is cut right there', async () => {
-    const parts = await asOnePass('control.txt', cutBefore(`iostat -xn 5 60\n${reports(30)}\n${TITLE}`, `${HEADER}\n${row('c0t0d0', 1)}\n${reports(20)}`));
+    const parts = await asOnePass(
+      'control.txt',
+      cutBefore(`iostat -xn 5 60\n${reports(30)}\n${TITLE}`, `${HEADER}\n${row('c0t0d0', 1)}\n${reports(20)}`),
+    );
     expect(parts).toBeDefined();
   });
 
   it('a command, then a line of numbers and words, before the header at the cut: a new run opens there', async () => {
-    const text = cutBefore(`iostat -xn 5 60\n${reports(30)}\ntunefs -a 8 /opt\n40.62 %b %b\n${TITLE}`, `${HEADER}\n${row('c0t0d0', 1)}\n${reports(20)}`);
+    const text = cutBefore(
+      `iostat -xn 5 60\n${reports(30)}\ntunefs -a 8 /opt\n40.62 %b %b\n${TITLE}`,
+      `${HEADER}\n${row('c0t0d0', 1)}\n${reports(20)}`,
+    );
     expect(await asOnePass('command.txt', text)).toBeUndefined();
     expect((await parseFile(write('command.txt', text), { keepSamples: false, parallel: false })).runs).toHaveLength(2);
   });
 
   it('prose between the header at the cut and its first row (one pass takes it for prose inside the table)', async () => {
-    const text = cutBefore(`iostat -xn 5 60\n${reports(30)}\n${TITLE}`, `${HEADER}\nsome words here\n${row('c0t0d0', 1)}\niostat -xn 5 2\n${reports(2)}`);
+    const text = cutBefore(
+      `iostat -xn 5 60\n${reports(30)}\n${TITLE}`,
+      `${HEADER}\nsome words here\n${row('c0t0d0', 1)}\niostat -xn 5 2\n${reports(2)}`,
+    );
     // Cut at a later header instead, and the parts agree with one pass.
     expect(await asOnePass('prose.txt', text)).toBeDefined();
   });
 
   it('a lone CR in the row after the header at the cut (the line splitter makes it two lines)', async () => {
-    const text = cutBefore(`iostat -xn 5 60\n${reports(30)}\n${TITLE}`, `${HEADER}\n   63.\r${row('c0t0d0', 1)}\n${row('c0t1d0', 2)}\niostat -xn 5 2\n${reports(2)}`);
+    const text = cutBefore(
+      `iostat -xn 5 60\n${reports(30)}\n${TITLE}`,
+      `${HEADER}\n   63.\r${row('c0t0d0', 1)}\n${row('c0t1d0', 2)}\niostat -xn 5 2\n${reports(2)}`,
+    );
     expect(await asOnePass('cr.txt', text)).toBeDefined();
   });
 
@@ -183,15 +212,24 @@ describe('cuts that would change the outcome are not made', () => {
   it('a run whose read kB/s came from rMB/s before the cut: rkB/s after it feeds no metric in one pass', async () => {
     const kB = 'Device            r/s     rkB/s     w/s     wkB/s';
     const MB = 'Device            r/s     rMB/s     w/s     wMB/s';
-    const before = Array.from({ length: 30 }, (_, r) => `${MB}\nsda              ${(r + 1).toFixed(2)}      0.50    2.00      0.25\n`).join('\n');
-    const after = Array.from({ length: 20 }, (_, r) => `${kB}\nsda              ${(r + 1).toFixed(2)}    100.00    2.00     50.00\n`).join('\n');
+    const before = Array.from(
+      { length: 30 },
+      (_, r) => `${MB}\nsda              ${(r + 1).toFixed(2)}      0.50    2.00      0.25\n`,
+    ).join('\n');
+    const after = Array.from(
+      { length: 20 },
+      (_, r) => `${kB}\nsda              ${(r + 1).toFixed(2)}    100.00    2.00     50.00\n`,
+    ).join('\n');
     const text = cutBefore(`${kB}\nLinux 5.15.0-91-generic (h) \t01/15/2024 \t_x86_64_\t(4 CPU)\n\n${before}`, after);
     expect(await asOnePass('units.txt', text)).toBeUndefined();
   });
 
   it('a device after the cut that one pass lists under the name of another before it', async () => {
     // `sd30` and `sd30` followed by a no-break space: one name in a series label (labels.ts nativeInLabel).
-    const text = cutBefore(`iostat -xn 5 60\n${reports(30, ['sd30\u00a0', 'sd31'])}\n${TITLE}`, `${HEADER}\n${row('sd31', 1)}\n${reports(20, ['sd31', 'sd30'])}`);
+    const text = cutBefore(
+      `iostat -xn 5 60\n${reports(30, ['sd30\u00a0', 'sd31'])}\n${TITLE}`,
+      `${HEADER}\n${row('sd31', 1)}\n${reports(20, ['sd31', 'sd30'])}`,
+    );
     expect(await asOnePass('listed.txt', text)).toBeUndefined();
   });
 });

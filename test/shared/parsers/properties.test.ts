@@ -15,7 +15,10 @@ import type { DiskperfRun, IostatRun, Run } from '../../../shared/model.ts';
 import { ParseError, parseStream } from '../../../shared/parsers/index.ts';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS) > 0 ? Number(process.env.FC_NUM_RUNS) : 250;
-const params = (numRuns = NUM_RUNS) => ({ numRuns, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}) });
+const params = (numRuns = NUM_RUNS) => ({
+  numRuns,
+  ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -61,7 +64,7 @@ function mangle(lines: string[], layout: Layout, bits: number): string[] {
     case 'no-leading-spaces':
       return lines.map((l) => l.trimStart());
     case 'some-leading-spaces-lost':
-      return lines.map((l, i) => ((bits >>> i % 31) & 1 ? l.trimStart() : l));
+      return lines.map((l, i) => ((bits >>> (i % 31)) & 1 ? l.trimStart() : l));
     case 'collapsed':
       return lines.map((l) => l.trim().replace(/[ \t]+/g, ' '));
   }
@@ -89,7 +92,11 @@ interface Cell {
 function cellArb(column: ColumnDef): fc.Arbitrary<Cell> {
   // Mostly small values, sometimes zero, sometimes wide enough to overflow the column.
   return fc
-    .oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 0, max: Math.min(column.max, 10 ** (column.decimals + 4)) }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: column.max }) })
+    .oneof(
+      { weight: 1, arbitrary: fc.constant(0) },
+      { weight: 4, arbitrary: fc.integer({ min: 0, max: Math.min(column.max, 10 ** (column.decimals + 4)) }) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: column.max }) },
+    )
     .map((units) => {
       const text = fixed(units, column.decimals);
       return { text, value: Number(text) };
@@ -100,7 +107,11 @@ interface Report {
   rows: { device: string; cells: Cell[] }[];
 }
 
-function reportsArb(devices: fc.Arbitrary<string>, columns: ColumnDef[], maxDevices = 4): fc.Arbitrary<{ devices: string[]; reports: Report[] }> {
+function reportsArb(
+  devices: fc.Arbitrary<string>,
+  columns: ColumnDef[],
+  maxDevices = 4,
+): fc.Arbitrary<{ devices: string[]; reports: Report[] }> {
   return fc.uniqueArray(devices, { minLength: 1, maxLength: maxDevices }).chain((names) =>
     fc
       .array(fc.tuple(...names.map(() => fc.tuple(...columns.map(cellArb)))), { minLength: 1, maxLength: 5 })
@@ -112,7 +123,13 @@ function reportsArb(devices: fc.Arbitrary<string>, columns: ColumnDef[], maxDevi
 }
 
 /** What a parsed run must hold for a generated iostat table. */
-function checkIostatRun(run: Run, columns: ColumnDef[], generated: { devices: string[]; reports: Report[] }, platform: string, times?: string[]): void {
+function checkIostatRun(
+  run: Run,
+  columns: ColumnDef[],
+  generated: { devices: string[]; reports: Report[] },
+  platform: string,
+  times?: string[],
+): void {
   if (run.format !== 'iostat') throw new Error(`expected an iostat run, got ${run.format}`);
   const iostat = run as IostatRun;
   expect(iostat.platform).toBe(platform);
@@ -141,8 +158,11 @@ function checkIostatRun(run: Run, columns: ColumnDef[], generated: { devices: st
       // Raw numbers are exactly what was printed.
       expect(sample.raw).toEqual(raw);
       expect(Object.keys(sample.values).sort()).toEqual(Object.keys(values).sort());
-      for (const [metric, v] of Object.entries(values)) near(sample.values[metric as IostatMetric], v, `${device} report ${r} ${metric}`);
-      if (n === 1 || r > 0) for (const [metric, v] of Object.entries(values)) perMetric.set(metric as IostatMetric, [...(perMetric.get(metric as IostatMetric) ?? []), v]);
+      for (const [metric, v] of Object.entries(values))
+        near(sample.values[metric as IostatMetric], v, `${device} report ${r} ${metric}`);
+      if (n === 1 || r > 0)
+        for (const [metric, v] of Object.entries(values))
+          perMetric.set(metric as IostatMetric, [...(perMetric.get(metric as IostatMetric) ?? []), v]);
     });
     for (const [metric, vs] of perMetric) {
       const summary = series.summary[metric]!;
@@ -162,7 +182,9 @@ const int = (min: number, max: number) => fc.integer({ min, max });
 // ---------------------------------------------------------------------------------------------
 
 const solarisDevice = fc.oneof(
-  fc.tuple(int(0, 9), int(0, 15), int(0, 7), fc.option(int(0, 7), { nil: undefined })).map(([c, t, d, s]) => `c${c}t${t}d${d}${s === undefined ? '' : `s${s}`}`),
+  fc
+    .tuple(int(0, 9), int(0, 15), int(0, 7), fc.option(int(0, 7), { nil: undefined }))
+    .map(([c, t, d, s]) => `c${c}t${t}d${d}${s === undefined ? '' : `s${s}`}`),
   fc.tuple(int(0, 9), fc.stringMatching(/^5000[0-9A-F]{12}$/)).map(([c, wwn]) => `c${c}t${wwn}d0`),
   int(0, 99).map((n) => `d${n}`),
   fc.tuple(pick(['nas01', 'filer', 'fs-2']), pick(['/export/home', '/vol/vol0', '/data'])).map(([h, p]) => `${h}:${p}`),
@@ -171,8 +193,12 @@ const solarisDevice = fc.oneof(
 const solarisColumns = (megabytes: boolean): ColumnDef[] => [
   { name: 'r/s', decimals: 1, width: 6, metric: 'read_iops', max: BIG },
   { name: 'w/s', decimals: 1, width: 6, metric: 'write_iops', max: BIG },
-  megabytes ? { name: 'Mr/s', decimals: 1, width: 6, metric: 'read_kBps', factor: 1024, max: BIG } : { name: 'kr/s', decimals: 1, width: 6, metric: 'read_kBps', max: BIG },
-  megabytes ? { name: 'Mw/s', decimals: 1, width: 6, metric: 'write_kBps', factor: 1024, max: BIG } : { name: 'kw/s', decimals: 1, width: 6, metric: 'write_kBps', max: BIG },
+  megabytes
+    ? { name: 'Mr/s', decimals: 1, width: 6, metric: 'read_kBps', factor: 1024, max: BIG }
+    : { name: 'kr/s', decimals: 1, width: 6, metric: 'read_kBps', max: BIG },
+  megabytes
+    ? { name: 'Mw/s', decimals: 1, width: 6, metric: 'write_kBps', factor: 1024, max: BIG }
+    : { name: 'kw/s', decimals: 1, width: 6, metric: 'write_kBps', max: BIG },
   { name: 'wait', decimals: 1, width: 4, metric: 'wait_queue', max: 100_000 },
   { name: 'actv', decimals: 1, width: 4, metric: 'active_queue', max: 100_000 },
   { name: 'wsvc_t', decimals: 1, width: 6, metric: 'wait_ms', max: BIG },
@@ -187,14 +213,17 @@ function solarisLog(columns: ColumnDef[], generated: { reports: Report[] }, with
   for (const report of generated.reports) {
     lines.push('                    extended device statistics              ');
     lines.push(`${columns.map((c) => ` ${c.name.padStart(c.width)}`).join('')} device`);
-    for (const row of report.rows) lines.push(`${row.cells.map((cell, i) => ` ${cell.text.padStart(columns[i]!.width)}`).join('')} ${row.device}`);
+    for (const row of report.rows)
+      lines.push(`${row.cells.map((cell, i) => ` ${cell.text.padStart(columns[i]!.width)}`).join('')} ${row.device}`);
   }
   return lines;
 }
 
 const linuxDevice = fc.oneof(
   fc.stringMatching(/^sd[a-z]{1,2}$/),
-  fc.tuple(int(0, 3), int(1, 4), fc.option(int(1, 9), { nil: undefined })).map(([c, n, p]) => `nvme${c}n${n}${p === undefined ? '' : `p${p}`}`),
+  fc
+    .tuple(int(0, 3), int(1, 4), fc.option(int(1, 9), { nil: undefined }))
+    .map(([c, n, p]) => `nvme${c}n${n}${p === undefined ? '' : `p${p}`}`),
   int(0, 20).map((n) => `dm-${n}`),
   int(0, 127).map((n) => `md${n}`),
   fc.stringMatching(/^(xvd|vd)[a-z]$/),
@@ -203,7 +232,14 @@ const linuxDevice = fc.oneof(
 );
 
 function linuxColumns(flush: boolean, megabytes: boolean): ColumnDef[] {
-  const d2 = (name: string, metric?: IostatMetric, factor?: number, max = BIG, width = 8): ColumnDef => ({ name, decimals: 2, width, max, ...(metric ? { metric } : {}), ...(factor ? { factor } : {}) });
+  const d2 = (name: string, metric?: IostatMetric, factor?: number, max = BIG, width = 8): ColumnDef => ({
+    name,
+    decimals: 2,
+    width,
+    max,
+    ...(metric ? { metric } : {}),
+    ...(factor ? { factor } : {}),
+  });
   const u = megabytes ? 'MB' : 'kB';
   const f = megabytes ? 1024 : undefined;
   return [
@@ -236,7 +272,14 @@ const pad2 = (n: number) => String(n).padStart(2, '0');
 /** sysstat's C-locale -t time stamp (`01/15/2024 10:00:01 AM`) and its ISO form. */
 function timestamp(epochSeconds: number): { printed: string; iso: string } {
   const d = new Date(epochSeconds * 1000);
-  const [y, mo, da, h, mi, s] = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()];
+  const [y, mo, da, h, mi, s] = [
+    d.getUTCFullYear(),
+    d.getUTCMonth() + 1,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  ];
   const h12 = h % 12 === 0 ? 12 : h % 12;
   return {
     printed: `${pad2(mo)}/${pad2(da)}/${y} ${pad2(h12)}:${pad2(mi)}:${pad2(s)} ${h < 12 ? 'AM' : 'PM'}`,
@@ -252,7 +295,11 @@ interface LinuxOptions {
   interval: number;
 }
 
-function linuxLog(columns: ColumnDef[], generated: { reports: Report[] }, o: LinuxOptions): { lines: string[]; times?: string[] } {
+function linuxLog(
+  columns: ColumnDef[],
+  generated: { reports: Report[] },
+  o: LinuxOptions,
+): { lines: string[]; times?: string[] } {
   const lines = [`Linux 5.15.0-91-generic (${o.host}) \t01/15/2024 \t_x86_64_\t(${o.cpus} CPU)`, ''];
   const times: string[] = [];
   generated.reports.forEach((report, r) => {
@@ -261,16 +308,26 @@ function linuxLog(columns: ColumnDef[], generated: { reports: Report[] }, o: Lin
       lines.push(t.printed);
       times.push(t.iso);
     }
-    if (o.avgCpu) lines.push('avg-cpu:  %user   %nice %system %iowait  %steal   %idle', '           3.49    0.01    1.09    0.38    0.00   95.03', '');
+    if (o.avgCpu)
+      lines.push(
+        'avg-cpu:  %user   %nice %system %iowait  %steal   %idle',
+        '           3.49    0.01    1.09    0.38    0.00   95.03',
+        '',
+      );
     lines.push(`${'Device'.padEnd(12)}${columns.map((c) => ` ${c.name.padStart(c.width)}`).join('')}`);
-    for (const row of report.rows) lines.push(`${row.device.padEnd(12)}${row.cells.map((cell, i) => ` ${cell.text.padStart(columns[i]!.width)}`).join('')}`);
+    for (const row of report.rows)
+      lines.push(
+        `${row.device.padEnd(12)}${row.cells.map((cell, i) => ` ${cell.text.padStart(columns[i]!.width)}`).join('')}`,
+      );
     lines.push('', '');
   });
   return o.start === undefined ? { lines } : { lines, times };
 }
 
 const freebsdDevice = fc.oneof(
-  fc.tuple(pick(['ada', 'da', 'nvd', 'nda', 'mfid', 'vtbd', 'xbd', 'md', 'pass', 'cd']), int(0, 31)).map(([p, n]) => `${p}${n}`),
+  fc
+    .tuple(pick(['ada', 'da', 'nvd', 'nda', 'mfid', 'vtbd', 'xbd', 'md', 'pass', 'cd']), int(0, 31))
+    .map(([p, n]) => `${p}${n}`),
 );
 
 const FREEBSD_COLUMNS: ColumnDef[] = [
@@ -292,7 +349,10 @@ function freebsdLog(generated: { reports: Report[] }, withCommand: boolean): str
   for (const report of generated.reports) {
     lines.push('                        extended device statistics  ');
     lines.push(`${'device'.padEnd(8)}${FREEBSD_COLUMNS.map((c) => ` ${c.name.padStart(c.width)}`).join('')}  `);
-    for (const row of report.rows) lines.push(`${row.device.padEnd(8)}${row.cells.map((cell, i) => ` ${cell.text.padStart(FREEBSD_COLUMNS[i]!.width)}`).join('')} `);
+    for (const row of report.rows)
+      lines.push(
+        `${row.device.padEnd(8)}${row.cells.map((cell, i) => ` ${cell.text.padStart(FREEBSD_COLUMNS[i]!.width)}`).join('')} `,
+      );
   }
   return lines;
 }
@@ -301,7 +361,12 @@ describe('(a) generated iostat tables parse back to their numbers', () => {
   it('Solaris -xn (and -xnM)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.boolean().chain((megabytes) => fc.record({ megabytes: fc.constant(megabytes), generated: reportsArb(solarisDevice, solarisColumns(megabytes)) })),
+        fc.boolean().chain((megabytes) =>
+          fc.record({
+            megabytes: fc.constant(megabytes),
+            generated: reportsArb(solarisDevice, solarisColumns(megabytes)),
+          }),
+        ),
         fc.boolean(),
         layoutArb,
         fc.nat(),
@@ -329,7 +394,13 @@ describe('(a) generated iostat tables parse back to their numbers', () => {
     });
     await fc.assert(
       fc.asyncProperty(
-        fc.tuple(fc.boolean(), fc.boolean()).chain(([flush, megabytes]) => fc.record({ flush: fc.constant(flush), megabytes: fc.constant(megabytes), generated: reportsArb(linuxDevice, linuxColumns(flush, megabytes)) })),
+        fc.tuple(fc.boolean(), fc.boolean()).chain(([flush, megabytes]) =>
+          fc.record({
+            flush: fc.constant(flush),
+            megabytes: fc.constant(megabytes),
+            generated: reportsArb(linuxDevice, linuxColumns(flush, megabytes)),
+          }),
+        ),
         options,
         layoutArb,
         fc.nat(),
@@ -351,13 +422,19 @@ describe('(a) generated iostat tables parse back to their numbers', () => {
 
   it('FreeBSD -x', async () => {
     await fc.assert(
-      fc.asyncProperty(reportsArb(freebsdDevice, FREEBSD_COLUMNS), fc.boolean(), layoutArb, fc.nat(), async (generated, withCommand, layout, bits) => {
-        const lines = mangle(freebsdLog(generated, withCommand), layout, bits);
-        const { runs } = await parse(`${lines.join('\n')}\n`);
-        expect(runs).toHaveLength(1);
-        expect(runs[0]!.dialect).toBe('freebsd-x');
-        checkIostatRun(runs[0]!, FREEBSD_COLUMNS, generated, 'freebsd');
-      }),
+      fc.asyncProperty(
+        reportsArb(freebsdDevice, FREEBSD_COLUMNS),
+        fc.boolean(),
+        layoutArb,
+        fc.nat(),
+        async (generated, withCommand, layout, bits) => {
+          const lines = mangle(freebsdLog(generated, withCommand), layout, bits);
+          const { runs } = await parse(`${lines.join('\n')}\n`);
+          expect(runs).toHaveLength(1);
+          expect(runs[0]!.dialect).toBe('freebsd-x');
+          checkIostatRun(runs[0]!, FREEBSD_COLUMNS, generated, 'freebsd');
+        },
+      ),
       params(),
     );
   });
@@ -381,7 +458,19 @@ const diskperfCell: fc.Arbitrary<Cell> = fc.oneof(int(0, 99_999), int(0, 999_999
 });
 
 const diskperfTable: fc.Arbitrary<DiskperfTable> = fc
-  .tuple(fc.subarray([...DISKPERF_METRICS], { minLength: 1 }), fc.uniqueArray(fc.oneof(int(0, 24).map((e) => 2 ** e), int(1, 1 << 28)), { minLength: 1, maxLength: 14 }), fc.boolean(), fc.stringMatching(/^[A-Za-z][\w.-]{0,15}$/), fc.boolean())
+  .tuple(
+    fc.subarray([...DISKPERF_METRICS], { minLength: 1 }),
+    fc.uniqueArray(
+      fc.oneof(
+        int(0, 24).map((e) => 2 ** e),
+        int(1, 1 << 28),
+      ),
+      { minLength: 1, maxLength: 14 },
+    ),
+    fc.boolean(),
+    fc.stringMatching(/^[A-Za-z][\w.-]{0,15}$/),
+    fc.boolean(),
+  )
   .chain(([columns, sizes, header, name, sorted]) =>
     fc.tuple(...sizes.map(() => fc.tuple(...columns.map(() => diskperfCell)))).map((cells) => {
       const rows = sizes.map((size, i) => ({ size, cells: cells[i]! }));
@@ -411,7 +500,8 @@ function diskperfLines(t: DiskperfTable): string[] {
   lines.push(`# req_size${t.columns.map((c) => `  ${c}`).join('')}`);
   lines.push(`#  (bytes)${t.columns.map(() => '  (MB/s)').join('')}`);
   lines.push('#---------------------------------------------------------');
-  for (const row of t.rows) lines.push(`${String(row.size).padStart(11)}${row.cells.map((c) => c.text.padStart(8)).join('')}`);
+  for (const row of t.rows)
+    lines.push(`${String(row.size).padStart(11)}${row.cells.map((c) => c.text.padStart(8)).join('')}`);
   return lines;
 }
 
@@ -476,7 +566,8 @@ async function survives(input: string | Uint8Array, chunkSize: number): Promise<
           expect(sample.report).toBeGreaterThanOrEqual(0);
           expect(sample.report).toBeLessThan(run.reports);
           expect(sample.sinceBoot).toBe(sample.report === 0);
-          for (const v of [...Object.values(sample.values), ...Object.values(sample.raw)]) expect(Number.isNaN(v)).toBe(false);
+          for (const v of [...Object.values(sample.values), ...Object.values(sample.raw)])
+            expect(Number.isNaN(v)).toBe(false);
         }
         for (const summary of Object.values(s.summary)) expect(summary.count).toBeLessThanOrEqual(s.sampleCount);
       }
@@ -491,21 +582,127 @@ const chunkSizeArb = fc.oneof(fc.constant(0), int(1, 16), int(17, 5000));
 
 const IOSTAT_TOKENS = [
   'extended device statistics',
-  'r/s', 'w/s', 'kr/s', 'kw/s', 'Mr/s', 'Mw/s', 'wait', 'actv', 'wsvc_t', 'asvc_t', 'svc_t', '%w', '%b', 'device', 's/w', 'h/w', 'trn', 'tot',
-  'Device', 'Device:', 'DEV', 'rkB/s', 'wkB/s', 'rMB/s', 'rsec/s', 'r_await', 'w_await', 'await', 'svctm', 'aqu-sz', 'avgqu-sz', '%util', 'tps', 'kB_read/s', 'kB_read', 'rrqm/s', 'rareq-sz', 'f/s', 'd/s', 'kB/s', 'rB/s',
-  'ms/r', 'ms/w', 'ms/o', 'ms/t', 'qlen', 'tin', 'tout', 'us', 'sy', 'id', 'tty', 'cpu',
-  'avg-cpu:', '%user', '%idle',
-  'Linux 5.15.0-91-generic (db1) \t01/15/2024 \t_x86_64_\t(4 CPU)', 'Linux 2.6.32 (x)',
-  '01/15/2024 10:00:01 AM', 'Mon Jan 15 10:00:01 2024', '2024-01-15T10:00:01+0100', '1705309201',
-  'iostat -xn 5 3', '$ iostat -x 1', 'tunefs -a 16 /opt', '# diskperf -W -n t /d', '> ', '>> ',
-  '# Disk Performance Test Results Generated By Diskperf V1.2', '#---------------------------------------------------------', '# req_size  fwd_wt  fwd_rd  bwd_wt', '#  (bytes)  (MB/s)  (MB/s)', '# Test name     : x', '# Request sizes : min=4096 max=8192', '# Parameters    : direct=1 time=x', '# XFS file size : 12 bytes',
-  '{"sysstat": {"hosts": [{"nodename": "h", "statistics": [{"disk": [{"disk_device": "sda", "r/s": 1.5}]}]}]}}', '"disk_device":', '{', '}', '[', ']', '"r/s":', ',',
-  '0', '0.0', '1.5', '12,5', '-1', '1.2k', '3.4M', '45.0%', '1e308', '99999999999999999999', '12345.6123456.7', 'NaN', 'Infinity', '-0',
-  'c0t0d0', 'sda', 'ada0', 'nas01:/export/home', '(/)', '/opt', 'd10', '4096', '8192',
+  'r/s',
+  'w/s',
+  'kr/s',
+  'kw/s',
+  'Mr/s',
+  'Mw/s',
+  'wait',
+  'actv',
+  'wsvc_t',
+  'asvc_t',
+  'svc_t',
+  '%w',
+  '%b',
+  'device',
+  's/w',
+  'h/w',
+  'trn',
+  'tot',
+  'Device',
+  'Device:',
+  'DEV',
+  'rkB/s',
+  'wkB/s',
+  'rMB/s',
+  'rsec/s',
+  'r_await',
+  'w_await',
+  'await',
+  'svctm',
+  'aqu-sz',
+  'avgqu-sz',
+  '%util',
+  'tps',
+  'kB_read/s',
+  'kB_read',
+  'rrqm/s',
+  'rareq-sz',
+  'f/s',
+  'd/s',
+  'kB/s',
+  'rB/s',
+  'ms/r',
+  'ms/w',
+  'ms/o',
+  'ms/t',
+  'qlen',
+  'tin',
+  'tout',
+  'us',
+  'sy',
+  'id',
+  'tty',
+  'cpu',
+  'avg-cpu:',
+  '%user',
+  '%idle',
+  'Linux 5.15.0-91-generic (db1) \t01/15/2024 \t_x86_64_\t(4 CPU)',
+  'Linux 2.6.32 (x)',
+  '01/15/2024 10:00:01 AM',
+  'Mon Jan 15 10:00:01 2024',
+  '2024-01-15T10:00:01+0100',
+  '1705309201',
+  'iostat -xn 5 3',
+  '$ iostat -x 1',
+  'tunefs -a 16 /opt',
+  '# diskperf -W -n t /d',
+  '> ',
+  '>> ',
+  '# Disk Performance Test Results Generated By Diskperf V1.2',
+  '#---------------------------------------------------------',
+  '# req_size  fwd_wt  fwd_rd  bwd_wt',
+  '#  (bytes)  (MB/s)  (MB/s)',
+  '# Test name     : x',
+  '# Request sizes : min=4096 max=8192',
+  '# Parameters    : direct=1 time=x',
+  '# XFS file size : 12 bytes',
+  '{"sysstat": {"hosts": [{"nodename": "h", "statistics": [{"disk": [{"disk_device": "sda", "r/s": 1.5}]}]}]}}',
+  '"disk_device":',
+  '{',
+  '}',
+  '[',
+  ']',
+  '"r/s":',
+  ',',
+  '0',
+  '0.0',
+  '1.5',
+  '12,5',
+  '-1',
+  '1.2k',
+  '3.4M',
+  '45.0%',
+  '1e308',
+  '99999999999999999999',
+  '12345.6123456.7',
+  'NaN',
+  'Infinity',
+  '-0',
+  'c0t0d0',
+  'sda',
+  'ada0',
+  'nas01:/export/home',
+  '(/)',
+  '/opt',
+  'd10',
+  '4096',
+  '8192',
 ];
 
 const tokenText = fc
-  .array(fc.tuple(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...IOSTAT_TOKENS) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }, { weight: 1, arbitrary: fc.double({ noNaN: false }).map(String) }), fc.constantFrom(' ', ' ', '   ', '\t', '\n', '\n', '\r\n', '\r', '\n\n')), { maxLength: 300 })
+  .array(
+    fc.tuple(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...IOSTAT_TOKENS) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+        { weight: 1, arbitrary: fc.double({ noNaN: false }).map(String) },
+      ),
+      fc.constantFrom(' ', ' ', '   ', '\t', '\n', '\n', '\r\n', '\r', '\n\n'),
+    ),
+    { maxLength: 300 },
+  )
   .map((parts) => parts.map(([t, sep]) => t + sep).join(''));
 
 /** Real-looking logs with lines dropped, duplicated or cut: the inputs most likely to reach deep code. */
@@ -514,10 +711,20 @@ const damagedLog = fc
     fc.oneof(
       reportsArb(solarisDevice, solarisColumns(false)).map((g) => solarisLog(solarisColumns(false), g, true)),
       reportsArb(freebsdDevice, FREEBSD_COLUMNS).map((g) => freebsdLog(g, true)),
-      reportsArb(linuxDevice, linuxColumns(true, false)).map((g) => linuxLog(linuxColumns(true, false), g, { host: 'h', cpus: 2, avgCpu: true, interval: 5 }).lines),
+      reportsArb(linuxDevice, linuxColumns(true, false)).map(
+        (g) => linuxLog(linuxColumns(true, false), g, { host: 'h', cpus: 2, avgCpu: true, interval: 5 }).lines,
+      ),
       diskperfTable.map(diskperfLines),
     ),
-    fc.array(fc.tuple(fc.constantFrom('drop', 'dup', 'cut', 'insert', 'swap'), fc.nat(), fc.nat(), fc.constantFrom(...IOSTAT_TOKENS)), { maxLength: 8 }),
+    fc.array(
+      fc.tuple(
+        fc.constantFrom('drop', 'dup', 'cut', 'insert', 'swap'),
+        fc.nat(),
+        fc.nat(),
+        fc.constantFrom(...IOSTAT_TOKENS),
+      ),
+      { maxLength: 8 },
+    ),
   )
   .map(([lines, edits]) => {
     const out = [...lines];
@@ -537,18 +744,31 @@ const damagedLog = fc
 describe('(c) arbitrary input throws nothing but ParseError', () => {
   it('arbitrary bytes, plain or gzip-compressed', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 4000 }), fc.boolean(), chunkSizeArb, async (bytes, gzip, chunkSize) => {
-        await survives(gzip ? gzipSync(bytes) : bytes, chunkSize);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 4000 }),
+        fc.boolean(),
+        chunkSizeArb,
+        async (bytes, gzip, chunkSize) => {
+          await survives(gzip ? gzipSync(bytes) : bytes, chunkSize);
+        },
+      ),
       params(),
     );
   });
 
   it('arbitrary strings (any code points, lone surrogates included)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ unit: 'binary', maxLength: 2000 }), fc.string({ unit: 'grapheme', maxLength: 500 }), fc.string({ maxLength: 2000 })), chunkSizeArb, async (text, chunkSize) => {
-        await survives(text, chunkSize);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 2000 }),
+          fc.string({ unit: 'grapheme', maxLength: 500 }),
+          fc.string({ maxLength: 2000 }),
+        ),
+        chunkSizeArb,
+        async (text, chunkSize) => {
+          await survives(text, chunkSize);
+        },
+      ),
       params(),
     );
   });
@@ -599,9 +819,13 @@ describe('(d) chunk boundaries never change the result', () => {
 
   it('token soup and arbitrary strings in chunks of any size', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(tokenText, fc.string({ unit: 'binary', maxLength: 2000 })), int(1, 300), async (text, chunkSize) => {
-        expect(await outcomeOf(text, chunkSize)).toEqual(await outcomeOf(text, 0));
-      }),
+      fc.asyncProperty(
+        fc.oneof(tokenText, fc.string({ unit: 'binary', maxLength: 2000 })),
+        int(1, 300),
+        async (text, chunkSize) => {
+          expect(await outcomeOf(text, chunkSize)).toEqual(await outcomeOf(text, 0));
+        },
+      ),
       params(Math.max(1, Math.round(NUM_RUNS / 2))),
     );
   });

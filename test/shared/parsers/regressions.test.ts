@@ -136,7 +136,9 @@ describe('regression 5 (iostat.ts): an iostat command after data is taken for a 
   // "ragged row". `iostat -xn 5 2` (4 tokens, 2 numbers) qualifies, so a second invocation in a
   // Solaris/FreeBSD log (they print no banner) is merged into the first run: its since-boot
   // report counts as an interval report, its command is lost, and a bogus warning appears.
-  const text = ['iostat -xn 5 2', TITLE, XN_HEADER, ROW_A, '', 'iostat -xn 1 2', TITLE, XN_HEADER, ROW_B, ''].join('\n');
+  const text = ['iostat -xn 5 2', TITLE, XN_HEADER, ROW_A, '', 'iostat -xn 1 2', TITLE, XN_HEADER, ROW_B, ''].join(
+    '\n',
+  );
 
   it('two invocations are two runs, each with its command and a since-boot report 0', async () => {
     const runs = (await parseText(text)).runs as IostatRun[];
@@ -196,7 +198,8 @@ describe('regression 7 (iostat.ts / context.ts): meta.command misses iostat comm
 
 describe('regression (iostat-linux-json.ts): a dropped JSON run gave its index away', () => {
   it('a broken disk line before a whole document leaves the document as run 0', async () => {
-    const doc = '{"sysstat": {"hosts": [{"nodename": "h", "statistics": [{"disk": [{"disk_device": "sda", "r/s": 1.5}]}]}]}}';
+    const doc =
+      '{"sysstat": {"hosts": [{"nodename": "h", "statistics": [{"disk": [{"disk_device": "sda", "r/s": 1.5}]}]}]}}';
     const runs = await runsOf([`"disk_device": extended device statistics\r\n${doc}\n`]);
     expect(runs).toHaveLength(1);
     expect(runs[0]!.index).toBe(0);
@@ -213,13 +216,26 @@ describe('regression (iostat.ts): a row of 1,001 fields was reported as "73 fiel
     const header = lines.findIndex((l) => l.trim().startsWith('r/s'));
     lines.splice(header + 2, 0, `${fields(1000)} c9t9d9`);
     const run = (await runsOf([lines.join('\n')]))[0]!;
-    expect(run.warnings.map((w) => [w.line, w.message.split(' where ')[0]])).toContainEqual([header + 3, 'ragged row skipped: 1001 fields']);
+    expect(run.warnings.map((w) => [w.line, w.message.split(' where ')[0]])).toContainEqual([
+      header + 3,
+      'ragged row skipped: 1001 fields',
+    ]);
   });
 
   it('Linux -x: the same', async () => {
-    const text = ['Device            r/s     rkB/s     w/s     wkB/s', 'sda              1.00      2.00    3.00      4.00', `sdb ${fields(1000)}`, 'sdc              1.00      2.00    3.00      4.00'].join('\n');
+    const text = [
+      'Device            r/s     rkB/s     w/s     wkB/s',
+      'sda              1.00      2.00    3.00      4.00',
+      `sdb ${fields(1000)}`,
+      'sdc              1.00      2.00    3.00      4.00',
+    ].join('\n');
     const run = (await runsOf([text]))[0]!;
-    expect(run.warnings.map((w) => [w.line, w.message])).toEqual([[3, 'ragged row skipped: 1001 fields where the header at line 1 has 4 columns and a device name (r/s rkB/s w/s wkB/s)']]);
+    expect(run.warnings.map((w) => [w.line, w.message])).toEqual([
+      [
+        3,
+        'ragged row skipped: 1001 fields where the header at line 1 has 4 columns and a device name (r/s rkB/s w/s wkB/s)',
+      ],
+    ]);
   });
 
   it('diskperf says the same number', async () => {

@@ -38,6 +38,7 @@ describe('timestamps whose date cannot be', () => {
   });
 
   it('lines of another shape are no timestamp at all', () => {
-    for (const text of ['tunefs -a 16 /opt', 'Thu APX  3 21:10:13 2020', '12345678', '']) expect(readTimestamp(text)).toBeUndefined();
+    for (const text of ['tunefs -a 16 /opt', 'Thu APX  3 21:10:13 2020', '12345678', ''])
+      expect(readTimestamp(text)).toBeUndefined();
   });
 });

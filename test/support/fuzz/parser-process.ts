@@ -11,7 +11,11 @@ import { parserProperty, parserTargets } from './parsers.ts';
 const [name, cases] = process.argv.slice(2);
 const target = parserTargets().find((t) => t.name === name);
 if (target === undefined || !(Number(cases) > 0)) {
-  process.stderr.write(`usage: parser-process.ts <${parserTargets().map((t) => t.name).join('|')}> <cases>\n`);
+  process.stderr.write(
+    `usage: parser-process.ts <${parserTargets()
+      .map((t) => t.name)
+      .join('|')}> <cases>\n`,
+  );
   process.exit(2);
 }
 const finding = await fuzz(target.name, parserProperty(target), Number(cases));

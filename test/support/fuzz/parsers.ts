@@ -32,7 +32,7 @@ import type { IostatRun, IostatSample, MetricSummary, ParsedFile, Run } from '..
 import { ParseError, parseStream, parseText, type StreamResult } from '../../../shared/parsers/index.ts';
 import { parseFileInParallel } from '../../../shared/parsers/parallel.ts';
 import { MAX_WARNINGS } from '../../../shared/parsers/types.ts';
-import { explain, run as runProcess } from '../../e2e/processes.ts';
+import { explain, run as runProcess } from '../../../harness/processes.ts';
 import { fixtureLogs } from '../fixtures.ts';
 import { fuzzCases, type FuzzFinding, type FuzzRun, type FuzzTarget } from './cases.ts';
 
@@ -56,7 +56,9 @@ export interface Seeds {
 
 function seedsOf(name: string, files: string[]): Seeds {
   const texts = files.map((f) => readFileSync(f, 'utf8'));
-  const vocabulary = [...new Set(texts.flatMap((s) => s.split(/\s+/)).filter((t) => t.length > 0 && t.length < 40))].sort();
+  const vocabulary = [
+    ...new Set(texts.flatMap((s) => s.split(/\s+/)).filter((t) => t.length > 0 && t.length < 40)),
+  ].sort();
   return { name, seeds: texts.map((s) => s.split(/\r\n|\r|\n/)), vocabulary };
 }
 
@@ -70,15 +72,27 @@ const JSON_FIXTURES = () => fixturesOf('linux', true);
 
 /** One target per format the parsers read, seeded with every fixture log of it; then the JSON structure and the parallel cuts. */
 export function parserTargets(): ParserTarget[] {
-  const damaged = (seeds: Seeds): ParserTarget => ({ name: seeds.name, cases: () => parserCaseArb(seeds), budget: 'parser' });
-  const iostatText = seedsOf(PARALLEL_CUTS, [...fixturesOf('solaris'), ...fixturesOf('linux', false), ...fixturesOf('freebsd')]);
+  const damaged = (seeds: Seeds): ParserTarget => ({
+    name: seeds.name,
+    cases: () => parserCaseArb(seeds),
+    budget: 'parser',
+  });
+  const iostatText = seedsOf(PARALLEL_CUTS, [
+    ...fixturesOf('solaris'),
+    ...fixturesOf('linux', false),
+    ...fixturesOf('freebsd'),
+  ]);
   return [
     damaged(seedsOf('diskperf', fixturesOf('irix'))),
     damaged(seedsOf('iostat solaris', fixturesOf('solaris'))),
     damaged(seedsOf('iostat linux', fixturesOf('linux', false))),
     damaged(seedsOf('iostat freebsd', fixturesOf('freebsd'))),
     damaged(seedsOf('iostat linux-json', JSON_FIXTURES())),
-    { name: JSON_STRUCTURE, cases: () => jsonStructureCaseArb(JSON_FIXTURES().map((f) => JSON.parse(readFileSync(f, 'utf8')) as unknown)), budget: 'parser' },
+    {
+      name: JSON_STRUCTURE,
+      cases: () => jsonStructureCaseArb(JSON_FIXTURES().map((f) => JSON.parse(readFileSync(f, 'utf8')) as unknown)),
+      budget: 'parser',
+    },
     { name: PARALLEL_CUTS, cases: () => parallelCaseArb(iostatText), budget: 'parallel' },
   ];
 }
@@ -92,10 +106,49 @@ export const PARALLEL_CUTS = 'iostat parallel';
 
 /** Numbers a damaged or hostile log may hold where a value belongs. */
 export const EXTREME_NUMBERS = [
-  '0', '-0', '-1', '-12.5', '1e308', '-1e308', '1e309', '1.7976931348623157e308', '5e-324', '1e-400', '2.5e+300',
-  '99999999999999999999999999', '9007199254740993', '4294967296', `1${'0'.repeat(400)}`, '0.000000000000000000001',
-  'NaN', 'nan', 'Infinity', '-Infinity', 'inf', '-', '--', '', '1,5', '1.2.3', '0x10', '1e', '.', ',', '+', '١٢٣', '１２',
-  '1.2k', '3.4M', '9E', '99999P', '45.0%', '-3%', '12345.6123456.7', '1.0e+06', '00000001', '1_000',
+  '0',
+  '-0',
+  '-1',
+  '-12.5',
+  '1e308',
+  '-1e308',
+  '1e309',
+  '1.7976931348623157e308',
+  '5e-324',
+  '1e-400',
+  '2.5e+300',
+  '99999999999999999999999999',
+  '9007199254740993',
+  '4294967296',
+  `1${'0'.repeat(400)}`,
+  '0.000000000000000000001',
+  'NaN',
+  'nan',
+  'Infinity',
+  '-Infinity',
+  'inf',
+  '-',
+  '--',
+  '',
+  '1,5',
+  '1.2.3',
+  '0x10',
+  '1e',
+  '.',
+  ',',
+  '+',
+  '١٢٣',
+  '１２',
+  '1.2k',
+  '3.4M',
+  '9E',
+  '99999P',
+  '45.0%',
+  '-3%',
+  '12345.6123456.7',
+  '1.0e+06',
+  '00000001',
+  '1_000',
 ];
 
 const LINE_ENDS = ['\n', '\r\n', '\r'] as const;
@@ -195,11 +248,15 @@ function applyLineEdit(lines: string[], edit: LineEdit): void {
       const line = lines[i]!;
       const how = edit[2] % 5;
       lines[i] =
-        how === 0 ? line.trimStart()
-        : how === 1 ? line.trim().replace(/[ \t]+/g, ' ')
-        : how === 2 ? line.replace(/ {2,}/g, '\t')
-        : how === 3 ? `> ${line}`
-        : line.replace(/ /g, '\u00a0');
+        how === 0
+          ? line.trimStart()
+          : how === 1
+            ? line.trim().replace(/[ \t]+/g, ' ')
+            : how === 2
+              ? line.replace(/ {2,}/g, '\t')
+              : how === 3
+                ? `> ${line}`
+                : line.replace(/ /g, '\u00a0');
       return;
     }
     case 'case': {
@@ -293,7 +350,11 @@ function lineEditArb(insertable: fc.Arbitrary<string>): fc.Arbitrary<LineEdit> {
 
 const byteEditArb: fc.Arbitrary<ByteEdit> = fc.oneof(
   fc.tuple(fc.constant('flip' as const), nat(), nat(7)),
-  fc.tuple(fc.constant('set' as const), nat(), fc.constantFrom(0, 0x0a, 0x0d, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xfe, 0xff)),
+  fc.tuple(
+    fc.constant('set' as const),
+    nat(),
+    fc.constantFrom(0, 0x0a, 0x0d, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xfe, 0xff),
+  ),
   fc.tuple(fc.constant('delete' as const), nat()),
   fc.tuple(fc.constant('truncate' as const), nat()),
 ) as fc.Arbitrary<ByteEdit>;
@@ -305,11 +366,17 @@ function tokenLineArb(t: Seeds): fc.Arbitrary<string> {
     { weight: 2, arbitrary: fc.constantFrom(...EXTREME_NUMBERS) },
     { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
   );
-  return fc.array(fc.tuple(token, fc.constantFrom(' ', '  ', '    ', '\t', ': ', ', ')), { maxLength: 24 }).map((parts) => parts.map(([a, b]) => a + b).join(''));
+  return fc
+    .array(fc.tuple(token, fc.constantFrom(' ', '  ', '    ', '\t', ': ', ', ')), { maxLength: 24 })
+    .map((parts) => parts.map(([a, b]) => a + b).join(''));
 }
 
 // Mostly whole or in a few pieces; byte-sized pieces now and then (each piece is an async step: they cost).
-const chunkSizeArb = fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 16 }) }, { weight: 4, arbitrary: fc.integer({ min: 64, max: 4096 }) });
+const chunkSizeArb = fc.oneof(
+  { weight: 8, arbitrary: fc.constant(0) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 16 }) },
+  { weight: 4, arbitrary: fc.integer({ min: 64, max: 4096 }) },
+);
 
 const modeArb = fc.constantFrom<ParserCase['mode']>('text', 'samples', 'ingest', 'ingest', 'continuation');
 
@@ -321,7 +388,11 @@ interface Input {
 /** A real log of the format, damaged by up to `maxEdits` line edits, a wrapping and byte edits. */
 function damagedLogArb(t: Seeds, maxEdits = 12): fc.Arbitrary<Input> {
   const line = tokenLineArb(t);
-  const insertable = fc.oneof({ weight: 4, arbitrary: line }, { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 80 }) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) });
+  const insertable = fc.oneof(
+    { weight: 4, arbitrary: line },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 80 }) },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
+  );
   const seed = fc.nat({ max: t.seeds.length - 1 });
   return fc
     .record({
@@ -371,7 +442,10 @@ export function parserCaseArb(t: Seeds): fc.Arbitrary<ParserCase> {
     })
     .map(({ seed: s, keep, garbage }) => {
       const head = t.seeds[s]!.slice(0, keep).join('\n');
-      return { how: `the first ${keep} lines of fixture ${s} of ${t.name}, then garbage`, bytes: Buffer.concat([Buffer.from(`${head}\n`), garbage]) };
+      return {
+        how: `the first ${keep} lines of fixture ${s} of ${t.name}, then garbage`,
+        bytes: Buffer.concat([Buffer.from(`${head}\n`), garbage]),
+      };
     });
 
   const garbage = fc.oneof(
@@ -381,7 +455,11 @@ export function parserCaseArb(t: Seeds): fc.Arbitrary<ParserCase> {
 
   return fc
     .record({
-      input: fc.oneof({ weight: 6, arbitrary: damaged }, { weight: 2, arbitrary: headerOverGarbage }, { weight: 1, arbitrary: garbage }),
+      input: fc.oneof(
+        { weight: 6, arbitrary: damaged },
+        { weight: 2, arbitrary: headerOverGarbage },
+        { weight: 1, arbitrary: garbage },
+      ),
       mode: modeArb,
       chunkSize: chunkSizeArb,
       limit: fc.option(fc.integer({ min: 1, max: 8000 }), { freq: 4, nil: undefined }),
@@ -406,10 +484,51 @@ type JsonObject = { [key: string]: JsonValue };
 const RAW = '\ue000';
 const rawNumber = (text: string) => `${RAW}${text}${RAW}`;
 const RAW_IN_TEXT = new RegExp(`"${RAW}([^"${RAW}]*)${RAW}"`, 'g');
-const RAW_NUMBERS = ['1e400', '-1e400', '1e308', '-0', '-0.0', '0e0', '1E+2', '5e-324', '1e-400', '123456789012345678901234567890', '9007199254740993', '-1', '-12.5', '0.000000000000000000001'];
+const RAW_NUMBERS = [
+  '1e400',
+  '-1e400',
+  '1e308',
+  '-0',
+  '-0.0',
+  '0e0',
+  '1E+2',
+  '5e-324',
+  '1e-400',
+  '123456789012345678901234567890',
+  '9007199254740993',
+  '-1',
+  '-12.5',
+  '0.000000000000000000001',
+];
 
 /** Keys sysstat prints, and keys that mean something to JavaScript. */
-const JSON_KEYS = ['sysstat', 'hosts', 'nodename', 'sysname', 'release', 'machine', 'number-of-cpus', 'date', 'statistics', 'timestamp', 'avg-cpu', 'disk', 'disk_device', 'r/s', 'w/s', 'rkB/s', 'wkB/s', 'util', 'aqu-sz', 'r_await', '__proto__', 'constructor', 'toString', 'length', ''];
+const JSON_KEYS = [
+  'sysstat',
+  'hosts',
+  'nodename',
+  'sysname',
+  'release',
+  'machine',
+  'number-of-cpus',
+  'date',
+  'statistics',
+  'timestamp',
+  'avg-cpu',
+  'disk',
+  'disk_device',
+  'r/s',
+  'w/s',
+  'rkB/s',
+  'wkB/s',
+  'util',
+  'aqu-sz',
+  'r_await',
+  '__proto__',
+  'constructor',
+  'toString',
+  'length',
+  '',
+];
 
 /** Sets a key as data, `__proto__` included (an assignment would set the prototype). */
 function setKey(object: JsonObject, key: string, value: JsonValue): void {
@@ -422,7 +541,10 @@ function objectOf(entries: readonly (readonly [string, JsonValue])[]): JsonObjec
   return object;
 }
 
-const jsonKeyArb = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...JSON_KEYS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) });
+const jsonKeyArb = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...JSON_KEYS) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+);
 
 const jsonScalarArb: fc.Arbitrary<JsonValue> = fc.oneof(
   fc.constant(null),
@@ -433,23 +555,47 @@ const jsonScalarArb: fc.Arbitrary<JsonValue> = fc.oneof(
   fc.constantFrom(...EXTREME_NUMBERS),
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 12 }),
-  fc.constantFrom('01/15/2024 10:00:01 AM', '2024-01-15T10:00:01+0100', '15.01.2024 25:00:01', 'sda', 'c1#t1d0', 's\u200bda', '\u001b[2J'),
+  fc.constantFrom(
+    '01/15/2024 10:00:01 AM',
+    '2024-01-15T10:00:01+0100',
+    '15.01.2024 25:00:01',
+    'sda',
+    'c1#t1d0',
+    's\u200bda',
+    '\u001b[2J',
+  ),
 );
 
 /** JSON of any shape: scalars, arrays and objects nested a few levels. */
-const jsonValueArb: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue; array: JsonValue[]; object: JsonObject }>((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, jsonScalarArb, tie('array'), tie('object')),
-  array: fc.array(tie('value'), { maxLength: 4 }),
-  object: fc.array(fc.tuple(jsonKeyArb, tie('value')), { maxLength: 4 }).map(objectOf),
-})).value;
+const jsonValueArb: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue; array: JsonValue[]; object: JsonObject }>(
+  (tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, jsonScalarArb, tie('array'), tie('object')),
+    array: fc.array(tie('value'), { maxLength: 4 }),
+    object: fc.array(fc.tuple(jsonKeyArb, tie('value')), { maxLength: 4 }).map(objectOf),
+  }),
+).value;
 
 /** A small, valid document: hosts of reports of disks, with the fixtures' disk keys. */
 function generatedDocArb(diskKeys: readonly string[]): fc.Arbitrary<JsonValue> {
   const disk = fc
-    .record({ device: fc.constantFrom('sda', 'sdb', 'nvme0n1', 'dm-0', 'md127'), keys: fc.subarray([...diskKeys], { minLength: 1 }), value: fc.double({ min: 0, max: 1e6, noNaN: true }) })
-    .map(({ device, keys, value }) => objectOf([['disk_device', device], ...keys.map((k, i) => [k, value + i] as const)]));
-  const report = fc.record({ timestamp: fc.constantFrom('01/15/2024 10:00:01 AM', '2024-01-15T10:00:06+0100'), disk: fc.array(disk, { maxLength: 4 }) });
-  const host = fc.record({ nodename: fc.constantFrom('db1', 'h'), sysname: fc.constant('Linux'), 'number-of-cpus': fc.nat(64), statistics: fc.array(report, { maxLength: 4 }) });
+    .record({
+      device: fc.constantFrom('sda', 'sdb', 'nvme0n1', 'dm-0', 'md127'),
+      keys: fc.subarray([...diskKeys], { minLength: 1 }),
+      value: fc.double({ min: 0, max: 1e6, noNaN: true }),
+    })
+    .map(({ device, keys, value }) =>
+      objectOf([['disk_device', device], ...keys.map((k, i) => [k, value + i] as const)]),
+    );
+  const report = fc.record({
+    timestamp: fc.constantFrom('01/15/2024 10:00:01 AM', '2024-01-15T10:00:06+0100'),
+    disk: fc.array(disk, { maxLength: 4 }),
+  });
+  const host = fc.record({
+    nodename: fc.constantFrom('db1', 'h'),
+    sysname: fc.constant('Linux'),
+    'number-of-cpus': fc.nat(64),
+    statistics: fc.array(report, { maxLength: 4 }),
+  });
   return fc.array(host, { minLength: 1, maxLength: 3 }).map((hosts) => ({ sysstat: { hosts } }) as JsonValue);
 }
 
@@ -464,7 +610,17 @@ interface JsonEdit {
 
 const jsonEditArb: fc.Arbitrary<JsonEdit> = fc.record({
   path: fc.array(nat(), { maxLength: 10 }),
-  op: fc.constantFrom<JsonEditOp>('replace', 'replace', 'replace', 'delete', 'wrap', 'unwrap', 'duplicate', 'retype', 'add-key'),
+  op: fc.constantFrom<JsonEditOp>(
+    'replace',
+    'replace',
+    'replace',
+    'delete',
+    'wrap',
+    'unwrap',
+    'duplicate',
+    'retype',
+    'add-key',
+  ),
   value: jsonValueArb,
   key: jsonKeyArb,
 });
@@ -539,9 +695,12 @@ function applyJsonEdit(root: { doc: JsonValue }, edit: JsonEdit): void {
 function sysstatLayout(value: JsonValue, depth = 0): string {
   const pad = '\t'.repeat(depth + 1);
   const end = '\t'.repeat(depth);
-  if (value === null || typeof value !== 'object' || (!Array.isArray(value) && Object.hasOwn(value, 'disk_device'))) return JSON.stringify(value);
+  if (value === null || typeof value !== 'object' || (!Array.isArray(value) && Object.hasOwn(value, 'disk_device')))
+    return JSON.stringify(value);
   if (Array.isArray(value)) return `[\n${value.map((v) => pad + sysstatLayout(v, depth + 1)).join(',\n')}\n${end}]`;
-  return `{\n${Object.keys(value).map((k) => `${pad}${JSON.stringify(k)}: ${sysstatLayout(value[k]!, depth + 1)}`).join(',\n')}\n${end}}`;
+  return `{\n${Object.keys(value)
+    .map((k) => `${pad}${JSON.stringify(k)}: ${sysstatLayout(value[k]!, depth + 1)}`)
+    .join(',\n')}\n${end}}`;
 }
 
 function jsonText(doc: JsonValue, oneLine: boolean): string {
@@ -569,11 +728,28 @@ function diskKeysOf(docs: readonly unknown[]): string[] {
  */
 export function jsonStructureCaseArb(fixtureDocs: readonly unknown[]): fc.Arbitrary<ParserCase> {
   const base = fc.oneof(
-    { weight: 2, arbitrary: fc.nat({ max: fixtureDocs.length - 1 }).map((i) => ({ from: `fixture document ${i}`, doc: structuredClone(fixtureDocs[i]) as JsonValue })) },
-    { weight: 1, arbitrary: generatedDocArb(diskKeysOf(fixtureDocs)).map((doc) => ({ from: `generated document ${JSON.stringify(doc).slice(0, 200)}`, doc })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .nat({ max: fixtureDocs.length - 1 })
+        .map((i) => ({ from: `fixture document ${i}`, doc: structuredClone(fixtureDocs[i]) as JsonValue })),
+    },
+    {
+      weight: 1,
+      arbitrary: generatedDocArb(diskKeysOf(fixtureDocs)).map((doc) => ({
+        from: `generated document ${JSON.stringify(doc).slice(0, 200)}`,
+        doc,
+      })),
+    },
   );
   return fc
-    .record({ base, edits: fc.array(jsonEditArb, { minLength: 1, maxLength: 6 }), oneLine: fc.boolean(), mode: modeArb, chunkSize: chunkSizeArb })
+    .record({
+      base,
+      edits: fc.array(jsonEditArb, { minLength: 1, maxLength: 6 }),
+      oneLine: fc.boolean(),
+      mode: modeArb,
+      chunkSize: chunkSizeArb,
+    })
     .map(({ base: { from, doc }, edits, oneLine, mode, chunkSize }) => {
       const root = { doc: structuredClone(doc) };
       for (const edit of edits) applyJsonEdit(root, edit);
@@ -597,15 +773,21 @@ export function jsonStructureCaseArb(fixtureDocs: readonly unknown[]): fc.Arbitr
  */
 export function parallelCaseArb(t: Seeds): fc.Arbitrary<ParserCase> {
   // Fewer edits than elsewhere: a log damaged all over is rarely cut at all.
-  return fc.record({ input: damagedLogArb(t, 4), copies: fc.integer({ min: 1, max: 4 }), workers: fc.integer({ min: 2, max: 6 }) }).map(({ input, copies, workers }) => ({
-    get how() {
-      return `${input.how}, ${copies} times over, in ${workers} parts`;
-    },
-    bytes: Buffer.concat(Array.from({ length: copies }, () => input.bytes)),
-    mode: 'parallel' as const,
-    chunkSize: 0,
-    workers,
-  }));
+  return fc
+    .record({
+      input: damagedLogArb(t, 4),
+      copies: fc.integer({ min: 1, max: 4 }),
+      workers: fc.integer({ min: 2, max: 6 }),
+    })
+    .map(({ input, copies, workers }) => ({
+      get how() {
+        return `${input.how}, ${copies} times over, in ${workers} parts`;
+      },
+      bytes: Buffer.concat(Array.from({ length: copies }, () => input.bytes)),
+      mode: 'parallel' as const,
+      chunkSize: 0,
+      workers,
+    }));
 }
 
 // ---------------------------------------------------------------- the property
@@ -678,13 +860,23 @@ function scratchFile(bytes: Uint8Array): string {
  */
 async function parseInParts(c: ParserCase): Promise<ParseOutcome> {
   const path = scratchFile(c.bytes);
-  const inParts = await parseFileInParallel(path, { source: 'fuzz.txt', workers: c.workers ?? 2, minBytes: 0, inThisThread: true });
+  const inParts = await parseFileInParallel(path, {
+    source: 'fuzz.txt',
+    workers: c.workers ?? 2,
+    minBytes: 0,
+    inThisThread: true,
+  });
   const runs: Run[] = [];
   let result: StreamResult;
   try {
-    result = await parseStream([Buffer.from(c.bytes)], { source: 'fuzz.txt', keepSamples: false, onRun: (run) => runs.push(run) });
+    result = await parseStream([Buffer.from(c.bytes)], {
+      source: 'fuzz.txt',
+      keepSamples: false,
+      onRun: (run) => runs.push(run),
+    });
   } catch (error) {
-    if (inParts !== undefined && error instanceof ParseError) throw new Violation(`the parts parsed, one pass says: ${error.message}`);
+    if (inParts !== undefined && error instanceof ParseError)
+      throw new Violation(`the parts parsed, one pass says: ${error.message}`);
     throw error;
   }
   if (inParts !== undefined) sameAsOnePass(inParts, runs, result.lines);
@@ -701,14 +893,35 @@ function sameAsOnePass(inParts: ParsedFile, runs: readonly Run[], lines: number)
     const whole = runs[i]! as IostatRun;
     const run = part as IostatRun;
     const where = `run ${i}`;
-    must(run.format === whole.format && run.startLine === whole.startLine && run.endLine === whole.endLine && run.reports === whole.reports, `${where}: in parts ${run.format} lines ${run.startLine}-${run.endLine}, ${run.reports} reports; one pass ${whole.format} lines ${whole.startLine}-${whole.endLine}, ${whole.reports} reports`);
-    must(JSON.stringify(run.series.map((s) => [s.device, s.sampleCount])) === JSON.stringify(whole.series.map((s) => [s.device, s.sampleCount])), `${where}: series in parts ${JSON.stringify(run.series.map((s) => [s.device, s.sampleCount]))}, one pass ${JSON.stringify(whole.series.map((s) => [s.device, s.sampleCount]))}`);
+    must(
+      run.format === whole.format &&
+        run.startLine === whole.startLine &&
+        run.endLine === whole.endLine &&
+        run.reports === whole.reports,
+      `${where}: in parts ${run.format} lines ${run.startLine}-${run.endLine}, ${run.reports} reports; one pass ${whole.format} lines ${whole.startLine}-${whole.endLine}, ${whole.reports} reports`,
+    );
+    must(
+      JSON.stringify(run.series.map((s) => [s.device, s.sampleCount])) ===
+        JSON.stringify(whole.series.map((s) => [s.device, s.sampleCount])),
+      `${where}: series in parts ${JSON.stringify(run.series.map((s) => [s.device, s.sampleCount]))}, one pass ${JSON.stringify(whole.series.map((s) => [s.device, s.sampleCount]))}`,
+    );
     run.series.forEach((s, k) => {
       const w = whole.series[k]!;
       for (const metric of IOSTAT_METRICS) {
         const [a, b] = [s.summary[metric], w.summary[metric]];
-        const same = a === undefined ? b === undefined : b !== undefined && a.count === b.count && close(a.mean, b.mean) && close(a.min, b.min) && close(a.max, b.max) && close(a.stddev, b.stddev);
-        must(same, `${where} ${JSON.stringify(s.device)} ${metric}: in parts ${JSON.stringify(a)}, one pass ${JSON.stringify(b)}`);
+        const same =
+          a === undefined
+            ? b === undefined
+            : b !== undefined &&
+              a.count === b.count &&
+              close(a.mean, b.mean) &&
+              close(a.min, b.min) &&
+              close(a.max, b.max) &&
+              close(a.stddev, b.stddev);
+        must(
+          same,
+          `${where} ${JSON.stringify(s.device)} ${metric}: in parts ${JSON.stringify(a)}, one pass ${JSON.stringify(b)}`,
+        );
       }
     });
   });
@@ -723,7 +936,10 @@ const IOSTAT_METRIC_NAMES: ReadonlySet<string> = new Set(IOSTAT_METRICS);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2})?$/;
 
 function checkSummary(s: MetricSummary, sampleCount: number, where: string): void {
-  must(Number.isInteger(s.count) && s.count >= 1 && s.count <= sampleCount, `${where}: count ${s.count} of ${sampleCount} samples`);
+  must(
+    Number.isInteger(s.count) && s.count >= 1 && s.count <= sampleCount,
+    `${where}: count ${s.count} of ${sampleCount} samples`,
+  );
   for (const k of ['mean', 'min', 'max', 'stddev'] as const) must(finite(s[k]), `${where}: ${k} is ${s[k]}`);
   must(s.min <= s.max && s.stddev >= 0, `${where}: min ${s.min}, max ${s.max}, stddev ${s.stddev}`);
   const slack = Math.max(1e-9, Math.abs(s.max) * 1e-9, Math.abs(s.min) * 1e-9);
@@ -731,11 +947,21 @@ function checkSummary(s: MetricSummary, sampleCount: number, where: string): voi
 }
 
 function checkSample(sample: IostatSample, reports: number, continuation: boolean, where: string): void {
-  must(Number.isInteger(sample.report) && sample.report >= 0 && sample.report < reports, `${where}: report ${sample.report} of ${reports}`);
+  must(
+    Number.isInteger(sample.report) && sample.report >= 0 && sample.report < reports,
+    `${where}: report ${sample.report} of ${reports}`,
+  );
   // A continuation part's first run may also be a new session (its own banner or command): since boot, then.
-  must(sample.sinceBoot ? sample.report === 0 : sample.report > 0 || continuation, `${where}: sinceBoot ${sample.sinceBoot} in report ${sample.report}`);
+  must(
+    sample.sinceBoot ? sample.report === 0 : sample.report > 0 || continuation,
+    `${where}: sinceBoot ${sample.sinceBoot} in report ${sample.report}`,
+  );
   must(Number.isInteger(sample.line) && sample.line >= 1, `${where}: line ${sample.line}`);
-  for (const k in sample.values) must(finite(sample.values[k as IostatMetric]) && IOSTAT_METRIC_NAMES.has(k), `${where}: value ${k} = ${sample.values[k as IostatMetric]}`);
+  for (const k in sample.values)
+    must(
+      finite(sample.values[k as IostatMetric]) && IOSTAT_METRIC_NAMES.has(k),
+      `${where}: value ${k} = ${sample.values[k as IostatMetric]}`,
+    );
   for (const k in sample.raw) must(finite(sample.raw[k]), `${where}: raw ${k} = ${sample.raw[k]}`);
   if (sample.time !== undefined) must(ISO_TIME.test(sample.time), `${where}: time ${JSON.stringify(sample.time)}`);
 }
@@ -749,38 +975,70 @@ export function checkParse(outcome: ParseOutcome, c: Pick<ParserCase, 'mode'>): 
   runs.forEach((run, i) => {
     const where = `run ${i}`;
     must(run.index === i, `${where}: index ${run.index}`);
-    must(run.startLine >= 1 && run.startLine <= run.endLine && run.endLine <= lines, `${where}: lines ${run.startLine}-${run.endLine} of ${lines}`);
+    must(
+      run.startLine >= 1 && run.startLine <= run.endLine && run.endLine <= lines,
+      `${where}: lines ${run.startLine}-${run.endLine} of ${lines}`,
+    );
     must(typeof run.name === 'string' && run.context.every((l) => typeof l === 'string'), `${where}: name or context`);
     must(run.warnings.length <= MAX_WARNINGS + 1, `${where}: ${run.warnings.length} warnings`);
-    for (const w of run.warnings) must(Number.isInteger(w.line) && w.line >= 0 && w.line <= lines && typeof w.message === 'string' && w.message.length > 0, `${where}: warning ${JSON.stringify(w)}`);
+    for (const w of run.warnings)
+      must(
+        Number.isInteger(w.line) &&
+          w.line >= 0 &&
+          w.line <= lines &&
+          typeof w.message === 'string' &&
+          w.message.length > 0,
+        `${where}: warning ${JSON.stringify(w)}`,
+      );
     if (run.format === 'diskperf') {
       must(run.rows.length >= 1, `${where}: a diskperf run without rows`);
-      must(run.columns.every((c) => (DISKPERF_METRICS as readonly string[]).includes(c)), `${where}: columns ${run.columns.join(' ')}`);
+      must(
+        run.columns.every((c) => (DISKPERF_METRICS as readonly string[]).includes(c)),
+        `${where}: columns ${run.columns.join(' ')}`,
+      );
       const sizes = new Set<number>();
       for (const row of run.rows) {
-        must(Number.isSafeInteger(row.req_size) && row.req_size > 0 && !sizes.has(row.req_size), `${where}: req_size ${row.req_size}`);
+        must(
+          Number.isSafeInteger(row.req_size) && row.req_size > 0 && !sizes.has(row.req_size),
+          `${where}: req_size ${row.req_size}`,
+        );
         sizes.add(row.req_size);
         must(row.line >= run.startLine && row.line <= run.endLine, `${where}: row line ${row.line}`);
-        for (const [k, v] of Object.entries(row.values)) must(finite(v) && run.columns.includes(k as never), `${where}: ${row.req_size} ${k} = ${v}`);
+        for (const [k, v] of Object.entries(row.values))
+          must(finite(v) && run.columns.includes(k as never), `${where}: ${row.req_size} ${k} = ${v}`);
       }
       const m = run.meta;
-      if (m.requestSizes) must(finite(m.requestSizes.min) && finite(m.requestSizes.max), `${where}: request sizes ${JSON.stringify(m.requestSizes)}`);
+      if (m.requestSizes)
+        must(
+          finite(m.requestSizes.min) && finite(m.requestSizes.max),
+          `${where}: request sizes ${JSON.stringify(m.requestSizes)}`,
+        );
       if (m.fileSizeBytes !== undefined) must(finite(m.fileSizeBytes), `${where}: file size ${m.fileSizeBytes}`);
-      for (const [k, v] of Object.entries(m.parameters ?? {})) must(typeof v === 'string' || finite(v), `${where}: parameter ${k} = ${v}`);
+      for (const [k, v] of Object.entries(m.parameters ?? {}))
+        must(typeof v === 'string' || finite(v), `${where}: parameter ${k} = ${v}`);
       if (m.startedAt !== undefined) must(ISO_TIME.test(m.startedAt), `${where}: startedAt ${m.startedAt}`);
       return;
     }
     const continuation = c.mode === 'continuation';
     must(Number.isInteger(run.reports) && run.reports >= 1, `${where}: ${run.reports} reports`);
     must(run.series.length >= 1, `${where}: no series`);
-    for (const column of run.columns) must(finite(column.factor) && column.factor > 0 && (column.metric === undefined || (IOSTAT_METRICS as readonly string[]).includes(column.metric)), `${where}: column ${JSON.stringify(column)}`);
+    for (const column of run.columns)
+      must(
+        finite(column.factor) &&
+          column.factor > 0 &&
+          (column.metric === undefined || (IOSTAT_METRICS as readonly string[]).includes(column.metric)),
+        `${where}: column ${JSON.stringify(column)}`,
+      );
     if (run.meta.cpus !== undefined) must(finite(run.meta.cpus), `${where}: cpus ${run.meta.cpus}`);
     const devices = new Set<string>();
     for (const s of run.series) {
       const at = `${where} ${JSON.stringify(s.device)}`;
       must(typeof s.device === 'string' && s.device.length > 0 && !devices.has(s.device), `${at}: device name`);
       devices.add(s.device);
-      must(Number.isInteger(s.sampleCount) && s.sampleCount >= 1 && s.sampleCount <= run.reports, `${at}: ${s.sampleCount} samples in ${run.reports} reports`);
+      must(
+        Number.isInteger(s.sampleCount) && s.sampleCount >= 1 && s.sampleCount <= run.reports,
+        `${at}: ${s.sampleCount} samples in ${run.reports} reports`,
+      );
       for (const [metric, summary] of Object.entries(s.summary)) {
         must((IOSTAT_METRICS as readonly string[]).includes(metric), `${at}: summary of ${metric}`);
         checkSummary(summary, s.sampleCount, `${at} ${metric}`);
@@ -788,7 +1046,10 @@ export function checkParse(outcome: ParseOutcome, c: Pick<ParserCase, 'mode'>): 
       // Summaries only: the samples were neither kept nor streamed.
       if (c.mode === 'parallel') continue;
       const samples = c.mode === 'ingest' ? (streamed.get(`${run.index}\u0000${s.device}`) ?? []) : s.samples;
-      must(samples !== undefined && samples.length === s.sampleCount, `${at}: ${samples?.length} samples given, sampleCount ${s.sampleCount}`);
+      must(
+        samples !== undefined && samples.length === s.sampleCount,
+        `${at}: ${samples?.length} samples given, sampleCount ${s.sampleCount}`,
+      );
       let previous = -1;
       for (const sample of samples) {
         checkSample(sample, run.reports, continuation, at);
@@ -809,10 +1070,16 @@ export function checkParse(outcome: ParseOutcome, c: Pick<ParserCase, 'mode'>): 
       for (const metric of IOSTAT_METRICS) {
         const summary = s.summary[metric];
         const count = counts[metric] ?? 0;
-        must((summary?.count ?? 0) === count, `${at} ${metric}: summary of ${summary?.count ?? 0} values, samples hold ${count}`);
+        must(
+          (summary?.count ?? 0) === count,
+          `${at} ${metric}: summary of ${summary?.count ?? 0} values, samples hold ${count}`,
+        );
         if (summary === undefined) continue;
         const mean = sums[metric]! / count;
-        must(Math.abs(mean - summary.mean) <= Math.max(1e-6, Math.abs(mean) * 1e-6), `${at} ${metric}: summary mean ${summary.mean}, samples' mean ${mean}`);
+        must(
+          Math.abs(mean - summary.mean) <= Math.max(1e-6, Math.abs(mean) * 1e-6),
+          `${at} ${metric}: summary mean ${summary.mean}, samples' mean ${mean}`,
+        );
       }
     }
   });
@@ -832,10 +1099,16 @@ export async function parserHoldsUp(c: ParserCase): Promise<void> {
     outcome = await parseCase(c);
   } catch (error) {
     if (!(error instanceof ParseError)) throw error;
-    must(Number.isInteger(error.line) && error.line >= 0 && error.message.length > 0, `ParseError without a line or message: ${error.message}`);
+    must(
+      Number.isInteger(error.line) && error.line >= 0 && error.message.length > 0,
+      `ParseError without a line or message: ${error.message}`,
+    );
   }
   const ms = performance.now() - started;
-  must(ms <= CASE_TIME_LIMIT_MS, `the case took ${ms.toFixed(0)} ms (at most ${CASE_TIME_LIMIT_MS}) for ${c.bytes.length} bytes`);
+  must(
+    ms <= CASE_TIME_LIMIT_MS,
+    `the case took ${ms.toFixed(0)} ms (at most ${CASE_TIME_LIMIT_MS}) for ${c.bytes.length} bytes`,
+  );
   if (outcome !== undefined) checkParse(outcome, c);
 }
 
@@ -846,7 +1119,10 @@ export function parserProperty(t: ParserTarget) {
       await parserHoldsUp(c);
     } catch (error) {
       const e = error as Error;
-      throw new Error(`${c.how}; mode ${c.mode}, chunks of ${c.chunkSize || 'all'}${c.maxBytes !== undefined ? `, maxBytes ${c.maxBytes}` : ''}: ${e.name}: ${e.message}\n${e.stack ?? ''}`);
+      throw new Error(
+        `${c.how}; mode ${c.mode}, chunks of ${c.chunkSize || 'all'}${c.maxBytes !== undefined ? `, maxBytes ${c.maxBytes}` : ''}: ${e.name}: ${e.message}\n${e.stack ?? ''}`,
+        { cause: error },
+      );
     }
   });
 }
@@ -856,7 +1132,12 @@ export function parserProperty(t: ParserTarget) {
  * time (test/support/fuzz/parser-process.ts), each with its count of `run`: the
  * findings in the order of `names`.
  */
-export async function fuzzParsersInProcesses(names: readonly string[], run: FuzzRun, concurrency: number, timeoutMs: number): Promise<FuzzFinding[]> {
+export async function fuzzParsersInProcesses(
+  names: readonly string[],
+  run: FuzzRun,
+  concurrency: number,
+  timeoutMs: number,
+): Promise<FuzzFinding[]> {
   const targets = parserTargets().filter((t) => names.includes(t.name));
   const findings: FuzzFinding[] = [];
   let next = 0;
@@ -864,9 +1145,16 @@ export async function fuzzParsersInProcesses(names: readonly string[], run: Fuzz
     while (next < targets.length) {
       const i = next++;
       const t = targets[i]!;
-      const ran = await runProcess(process.execPath, ['--import', 'tsx', PARSER_PROCESS, t.name, String(fuzzCases(run, t.budget))], { timeoutMs });
+      const ran = await runProcess(
+        process.execPath,
+        ['--import', 'tsx', PARSER_PROCESS, t.name, String(fuzzCases(run, t.budget))],
+        { timeoutMs },
+      );
       const line = ran.stdout.trim().split('\n').at(-1) ?? '';
-      if (ran.code !== 0 || !line.startsWith('{')) throw new Error(`fuzzing ${t.name} in its own process failed (a hang ends at ${timeoutMs / 1000} s)\n${explain(ran)}`);
+      if (ran.code !== 0 || !line.startsWith('{'))
+        throw new Error(
+          `fuzzing ${t.name} in its own process failed (a hang ends at ${timeoutMs / 1000} s)\n${explain(ran)}`,
+        );
       findings[i] = JSON.parse(line) as FuzzFinding;
     }
   };
