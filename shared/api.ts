@@ -30,21 +30,30 @@
  * label, unless the device pattern names disk labels only (`x4100/*`,
  * `x4100/sda`): then once per disk it matches, under the disk's label.
  * GET /runs/{id} answers RunInfo and SeriesInfo exactly: they are built field
- * by field from the stored items (shared/store/read.ts), so no key, index
+ * by field from the stored items (shared/listings/), so no key, index
  * attribute or packed column of the store ever reaches a client.
  */
 // zod's mini build, a seventh of the classic one's size: these schemas go into
 // the API function's bundle, which Node compiles at every cold start.
 import * as z from 'zod/mini';
 import { isMetricSpec, METRIC_SPEC_HELP } from './metrics.ts';
-import { FORBIDDEN_IN_LABELS, MAX_LABEL_LENGTH } from './labels.ts';
+import { FORBIDDEN_IN_LABELS, KEY_SEPARATOR, MAX_LABEL_LENGTH, MAX_TAG_LENGTH } from './labels.ts';
 import type { DiskperfMetric, IostatMetric } from './metrics.ts';
-import { FORMATS, type DiskperfMeta, type Format, type IostatColumn, type IostatMeta, type MetricSummary, type ParseWarning, type Platform } from './model.ts';
+import {
+  FORMATS,
+  type DiskperfMeta,
+  type Format,
+  type IostatColumn,
+  type IostatMeta,
+  type MetricSummary,
+  type ParseWarning,
+  type Platform,
+} from './model.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from './selectors.ts';
 import { MAX_CURSOR_LENGTH } from './store/cursors.ts';
 import { DEFAULT_PAGE, MAX_PAGE } from './store/pages.ts';
-import { KEY_SEPARATOR } from './store/keys.ts';
-import { UPLOAD_STATUSES, type DiskperfRows, type UploadStatus } from './store/records.ts';
+import type { DiskperfRows } from './store/items.ts';
+import { UPLOAD_STATUSES, type UploadStatus } from './upload-status.ts';
 
 export const ROUTES = {
   devices: 'GET /devices',
@@ -54,6 +63,9 @@ export const ROUTES = {
   uploads: 'GET /uploads',
   createUpload: 'POST /uploads',
 } as const;
+
+/** GET /compare's response header: whether its answer was computed for this request or reused (`computed`, `cached`). */
+export const ANSWER_HEADER = 'x-benchdrop-answer';
 
 export { DEFAULT_PAGE, MAX_PAGE, MAX_PAGE_BYTES } from './store/pages.ts';
 
@@ -66,7 +78,11 @@ const noForbidden = { message: `no control characters and no "${KEY_SEPARATOR}"`
  * filters nothing, an empty limit is the default one.
  */
 type EmptyIsAbsent<T extends z.core.$ZodType> = z.ZodMiniPipe<z.ZodMiniTransform<unknown, unknown>, T>;
-const emptyIsAbsent = <T extends z.core.$ZodType>(schema: T): EmptyIsAbsent<T> => z.pipe(z.transform((value: unknown) => (value === '' ? undefined : value)), schema);
+const emptyIsAbsent = <T extends z.core.$ZodType>(schema: T): EmptyIsAbsent<T> =>
+  z.pipe(
+    z.transform((value: unknown) => (value === '' ? undefined : value)),
+    schema,
+  );
 
 /** A query's parameters, each read by emptyIsAbsent first; unknown ones are refused. */
 function querySchema<Shape extends Record<string, z.core.$ZodType>>(shape: Shape) {
@@ -120,15 +136,25 @@ export const CreateUploadBody = z.strictObject({
     // eslint-disable-next-line no-control-regex
     z.refine((k) => !/[\u0000-\u001f\u007f]/.test(k), { message: 'no control characters' }),
     z.refine((k) => !k.startsWith('/'), { message: 'no leading /' }),
-    z.refine((k) => !k.split('/').some((segment) => segment === '.' || segment === '..'), { message: 'no . or .. path segments' }),
+    z.refine((k) => !k.split('/').some((segment) => segment === '.' || segment === '..'), {
+      message: 'no . or .. path segments',
+    }),
   ),
   /**
    * Bytes the client will send: at most the lab's limit, and signed as the PUT's
    * Content-Length, so S3 refuses a body of any other size.
    */
   size: z.number().check(z.int(), z.minimum(0)),
-  device: z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_LABEL_LENGTH), z.refine((d) => !FORBIDDEN_IN_LABELS.test(d), noForbidden))),
-  tags: z.optional(z.record(z.string().check(z.maxLength(64)), z.string().check(z.maxLength(64)))),
+  device: z.optional(
+    z.string().check(
+      z.minLength(1),
+      z.maxLength(MAX_LABEL_LENGTH),
+      z.refine((d) => !FORBIDDEN_IN_LABELS.test(d), noForbidden),
+    ),
+  ),
+  tags: z.optional(
+    z.record(z.string().check(z.maxLength(MAX_TAG_LENGTH)), z.string().check(z.maxLength(MAX_TAG_LENGTH))),
+  ),
 });
 
 export interface DeviceEntry {
@@ -168,7 +194,7 @@ export interface RunFacts {
   source: RunSource;
 }
 
-/** One entry of GET /runs: a run, under the label it is listed by (RunsListing, shared/store/listings.ts). */
+/** One entry of GET /runs: a run, under the label it is listed by (shared/listings/runs.ts). */
 export interface RunListing extends RunFacts {
   /** The label listed: a diskperf run's, an iostat upload's, or (a listing of disk labels) one disk's. */
   device: string;
@@ -222,7 +248,7 @@ export interface IostatRunInfo extends RunInfoBase {
   meta: IostatMeta;
   columns: IostatColumn[];
   reports: number;
-  /** How many disks (series) the run has; `series` holds the first MAX_SERIES_IN_DETAIL (shared/store/read.ts). */
+  /** How many disks (series) the run has; `series` holds the first MAX_SERIES_IN_DETAIL (shared/listings/run-detail.ts). */
   seriesCount: number;
 }
 

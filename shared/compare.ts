@@ -4,7 +4,8 @@
  *
  *   { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'all' }
  *     -> selectors parsed (shared/selectors.ts)
- *     -> observations read from the store (shared/store/read.ts resolveSelector)
+ *     -> an answer kept for the same labels' stamps? (compare/kept-answers.ts)
+ *     -> observations read from the store (compare/selection.ts resolveSelector)
  *     -> the model and its answer (shared/comparison/)
  *     -> the answer's JSON, kept for the next identical question (kept-answers.ts)
  *
@@ -12,13 +13,21 @@
  * route. A bad selector, a side that reads too much or a metric no run carries
  * is a CompareError naming the parameter.
  */
-import { CompareError, compareObservations, type Comparison, type CompareOptions, type MetricSpec } from './comparison/index.ts';
-import { AnswerCache, comparisonKey, MAX_AGE_MS, stampedKey } from './comparison/kept-answers.ts';
+import {
+  CompareError,
+  compareObservations,
+  type Comparison,
+  type CompareOptions,
+  type MetricSpec,
+} from './comparison/index.ts';
+import { comparisonKey, MAX_AGE_MS, stampedKey, type AnswerCache } from './compare/kept-answers.ts';
+import { ReadLimitError, resolveSelector } from './compare/selection.ts';
 import { parseSelector, SelectorError, type Selector } from './selectors.ts';
-import { ReadLimitError, ReadSession, resolveSelector, type ReadStore } from './store/read.ts';
+import { ReadSession } from './store/session.ts';
+import type { ReadStore } from './store/store.ts';
 
 export * from './comparison/index.ts';
-export { AnswerCache, comparisonKey } from './comparison/kept-answers.ts';
+export { AnswerCache, comparisonKey } from './compare/kept-answers.ts';
 
 export interface CompareRequest {
   a: string;

@@ -11,12 +11,16 @@
  * seriesLabel): two names that look the same are the same label.
  */
 import { printable, withoutUnsafeCharacters } from './printable.ts';
-import { KEY_SEPARATOR } from './store/keys.ts';
 
 /** Labels and tag parts stay printable and bounded: they become keys and selector targets. */
 export const MAX_LABEL_LENGTH = 128;
+/**
+ * Separates the parts of every table key (shared/store/keys.ts builds them with
+ * it). No label, tag or device pattern holds it, so a value from a user can only
+ * ever be the last part of a key whose prefix the code chose.
+ */
+export const KEY_SEPARATOR = '#';
 /** What no label, tag or device pattern may hold: control characters and the table's key separator. */
-// eslint-disable-next-line no-control-regex
 export const FORBIDDEN_IN_LABELS = new RegExp(`[\\u0000-\\u001f\\u007f${KEY_SEPARATOR}]`);
 export const MAX_TAGS = 20;
 export const MAX_TAG_LENGTH = 64;
@@ -52,8 +56,12 @@ export function cleanLabel(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const cleaned = normaliseName(raw);
   if (cleaned.length === 0) return undefined;
-  if (cleaned.length > MAX_LABEL_LENGTH) throw new LabelError(`device label "${printable(cleaned, 40)}" is longer than ${MAX_LABEL_LENGTH} characters`);
-  if (cleaned.includes(KEY_SEPARATOR)) throw new LabelError(`device label "${printable(cleaned, 40)}" contains "${KEY_SEPARATOR}", which benchdrop keeps for its table keys; choose a label without it`);
+  if (cleaned.length > MAX_LABEL_LENGTH)
+    throw new LabelError(`device label "${printable(cleaned, 40)}" is longer than ${MAX_LABEL_LENGTH} characters`);
+  if (cleaned.includes(KEY_SEPARATOR))
+    throw new LabelError(
+      `device label "${printable(cleaned, 40)}" contains "${KEY_SEPARATOR}", which benchdrop keeps for its table keys; choose a label without it`,
+    );
   return cleaned;
 }
 
@@ -71,7 +79,10 @@ export function labelFromRun(runName: string, key: string): string {
     return cleanLabel(runName) ?? cleanLabel(baseName(key)) ?? 'unlabelled';
   } catch (error) {
     // The name comes from the log (or the file name): say how to label the upload instead.
-    if (error instanceof LabelError) throw new LabelError(`${error.message} (taken from the log itself: give the upload a device label, x-amz-meta-device or a first folder in the key)`);
+    if (error instanceof LabelError)
+      throw new LabelError(
+        `${error.message} (taken from the log itself: give the upload a device label, x-amz-meta-device or a first folder in the key)`,
+      );
     throw error;
   }
 }
@@ -99,6 +110,20 @@ export function seriesLabel(label: string, native: string): string {
 }
 
 const TAG_PART = /^[A-Za-z0-9_.:+@/-]+$/;
+/** The characters a tag key or value is made of, as messages say it. */
+export const TAG_PART_CHARACTERS = 'letters, digits and _ . : + @ / -';
+
+/** Whether text can be a tag key or value: 1-MAX_TAG_LENGTH of TAG_PART_CHARACTERS (tag grammar, defined here once). */
+export function isTagPart(part: string): boolean {
+  return part.length > 0 && part.length <= MAX_TAG_LENGTH && TAG_PART.test(part);
+}
+
+/** Tags as the `tags` metadata writes them: `interface=SAS;rpm=10000` (parseTags reads it back). */
+export function formatTags(tags: Readonly<Record<string, string>>): string {
+  return Object.entries(tags)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(';');
+}
 /** Keys an object literal would not keep as they are (`__proto__` sets the prototype) or that every object already has. */
 const RESERVED_TAG_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -107,20 +132,28 @@ export function parseTags(encoded: string | undefined): Record<string, string> {
   const tags: Record<string, string> = {};
   const raw = decodeMetadataValue(encoded);
   if (raw === undefined || raw.trim() === '') return tags;
-  const pairs = raw.split(/[;,]/).map((p) => p.trim()).filter(Boolean);
+  const pairs = raw
+    .split(/[;,]/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (pairs.length > MAX_TAGS) throw new LabelError(`${pairs.length} tags; at most ${MAX_TAGS} are kept per upload`);
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new LabelError(`tag "${printable(pair, 80)}" is not key=value (expected e.g. interface=SAS;rpm=10000)`);
+    if (eq <= 0)
+      throw new LabelError(`tag "${printable(pair, 80)}" is not key=value (expected e.g. interface=SAS;rpm=10000)`);
     const key = pair.slice(0, eq).trim();
     const value = pair.slice(eq + 1).trim();
     for (const part of [key, value]) {
-      if (part.length === 0 || part.length > MAX_TAG_LENGTH || !TAG_PART.test(part)) {
-        throw new LabelError(`tag "${printable(pair, 80)}": keys and values are 1-${MAX_TAG_LENGTH} characters of letters, digits and _ . : + @ / -`);
+      if (!isTagPart(part)) {
+        throw new LabelError(
+          `tag "${printable(pair, 80)}": keys and values are 1-${MAX_TAG_LENGTH} characters of ${TAG_PART_CHARACTERS}`,
+        );
       }
     }
-    if (RESERVED_TAG_KEYS.has(key)) throw new LabelError(`tag key "${key}" is reserved (${[...RESERVED_TAG_KEYS].join(', ')}); choose another key`);
-    if (Object.hasOwn(tags, key)) throw new LabelError(`tag key "${key}" given twice (${key}=${tags[key]}, ${key}=${value}); give each key once`);
+    if (RESERVED_TAG_KEYS.has(key))
+      throw new LabelError(`tag key "${key}" is reserved (${[...RESERVED_TAG_KEYS].join(', ')}); choose another key`);
+    if (Object.hasOwn(tags, key))
+      throw new LabelError(`tag key "${key}" given twice (${key}=${tags[key]}, ${key}=${value}); give each key once`);
     tags[key] = value;
   }
   return tags;
@@ -140,7 +173,13 @@ export function decodeMetadataValue(value: string | undefined): string | undefin
   return joined.replace(ENCODED_WORD, (word, charset: string, encoding: string, text: string) => {
     let bytes: Buffer;
     if (encoding.toUpperCase() === 'B') bytes = Buffer.from(text, 'base64');
-    else bytes = Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+    else
+      bytes = Buffer.from(
+        text
+          .replace(/_/g, ' ')
+          .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+        'latin1',
+      );
     try {
       return new TextDecoder(charset.toLowerCase()).decode(bytes);
     } catch {

@@ -154,15 +154,31 @@ export interface ParsedFile {
  * the first column that feeds it (times its factor), and iops as reads plus writes
  * when no column prints it (Solaris, FreeBSD). The one rule for parsers and readers.
  */
-export function metricValues(columns: readonly IostatColumn[], raw: Readonly<Record<string, number>>): Partial<Record<IostatMetric, number>> {
+export function metricValues(
+  columns: readonly IostatColumn[],
+  raw: Readonly<Record<string, number>>,
+): Partial<Record<IostatMetric, number>> {
   const values: Partial<Record<IostatMetric, number>> = {};
   let printsIops = false;
   for (const column of columns) {
     if (column.metric === undefined) continue;
     if (column.metric === 'iops') printsIops = true;
     const v = raw[column.name];
-    if (v !== undefined && !Number.isNaN(v) && values[column.metric] === undefined) values[column.metric] = v * column.factor;
+    if (v !== undefined && !Number.isNaN(v) && values[column.metric] === undefined)
+      values[column.metric] = v * column.factor;
   }
-  if (!printsIops && values.read_iops !== undefined && values.write_iops !== undefined) values.iops = values.read_iops + values.write_iops;
+  if (!printsIops && values.read_iops !== undefined && values.write_iops !== undefined)
+    values.iops = values.read_iops + values.write_iops;
   return values;
 }
+
+/**
+ * The shape of a run id, stated once: `r` and hex digits of a hash of where the
+ * run was read from (shared/store/keys.ts runId makes them). Selectors and the
+ * API check ids against it before any read.
+ */
+export const RUN_ID_HEX_DIGITS = 24;
+export const RUN_ID_PATTERN = new RegExp(`^r[0-9a-f]{${RUN_ID_HEX_DIGITS}}$`);
+/** What a message says a run id is. */
+export const RUN_ID_RULE = `a run id is r followed by ${RUN_ID_HEX_DIGITS} hex digits`;
+export const isRunId = (text: string): boolean => RUN_ID_PATTERN.test(text);

@@ -19,10 +19,16 @@
  * never reach another kind of item. `context~TEXT` may hold `#` (shell prompts
  * do): it is only ever compared with context lines in memory.
  */
-import { FORBIDDEN_IN_LABELS, MAX_LABEL_LENGTH, withoutLookAlikes } from './labels.ts';
-import { FORMATS, type Format } from './model.ts';
-import { MAX_DEVICE_NAME_BYTES } from './model.ts';
-import { KEY_SEPARATOR } from './store/keys.ts';
+import {
+  FORBIDDEN_IN_LABELS,
+  isTagPart,
+  KEY_SEPARATOR,
+  MAX_LABEL_LENGTH,
+  MAX_TAG_LENGTH,
+  TAG_PART_CHARACTERS,
+  withoutLookAlikes,
+} from './labels.ts';
+import { FORMATS, isRunId, MAX_DEVICE_NAME_BYTES, RUN_ID_RULE, type Format } from './model.ts';
 
 /**
  * A device or host pattern, compiled once. `glob` is what globMatches reads: `*`
@@ -79,8 +85,6 @@ export class SelectorError extends Error {
 /** What a backslash makes literal: the selector's own separators and the wildcards (and itself). */
 const ESCAPABLE = new Set([',', '=', '~', '*', '?', '\\']);
 const WILDCARDS = new Set(['*', '?']);
-const TAG_KEY = /^[A-Za-z0-9_.:+@/-]{1,64}$/;
-const RUN_ID = /^r[0-9a-f]{24}$/;
 
 /** One character of a selector, and whether a backslash before it made it literal. */
 interface Char {
@@ -127,7 +131,8 @@ export function parseSelector(text: string): Selector {
   // Names are kept without invisible characters and composed (labels.ts): so is what names them.
   const trimmed = withoutLookAlikes(text).trim();
   if (trimmed.length === 0) throw new SelectorError(`empty selector; expected ${SELECTOR_HELP}`);
-  if (trimmed.length > MAX_SELECTOR_LENGTH) throw new SelectorError(`selector longer than ${MAX_SELECTOR_LENGTH} characters`);
+  if (trimmed.length > MAX_SELECTOR_LENGTH)
+    throw new SelectorError(`selector longer than ${MAX_SELECTOR_LENGTH} characters`);
   const parts = splitChars(readChars(trimmed), ',').map(trimChars);
   if (parts.length > MAX_TERMS) throw new SelectorError(`${parts.length} terms; at most ${MAX_TERMS}`);
   return { text: trimmed, terms: parts.map(parseTerm) };
@@ -144,7 +149,8 @@ function parseTerm(chars: Char[]): Term {
   const valueChars = trimChars(chars.slice(at + 1));
   const value = textOf(valueChars);
   if (chars[at]!.c === '~') {
-    if (name !== 'context') throw new SelectorError(`"${part}": only context~TEXT takes ~ (a label holding ~ is written \\~)`);
+    if (name !== 'context')
+      throw new SelectorError(`"${part}": only context~TEXT takes ~ (a label holding ~ is written \\~)`);
     if (value.length === 0) throw new SelectorError(`"${part}": context~ needs some text`);
     return { kind: 'context', text: value };
   }
@@ -152,16 +158,18 @@ function parseTerm(chars: Char[]): Term {
   if (name === 'device') return { kind: 'device', ...compilePattern(valueChars, part) };
   if (name === 'host') return { kind: 'host', ...compilePattern(valueChars, part) };
   if (name === 'run') {
-    if (!RUN_ID.test(value)) throw new SelectorError(`"${part}": a run id is r followed by 24 hex digits`);
+    if (!isRunId(value)) throw new SelectorError(`"${part}": ${RUN_ID_RULE}`);
     return { kind: 'run', id: value };
   }
   if (name === 'format') {
-    if (!(FORMATS as readonly string[]).includes(value)) throw new SelectorError(`"${part}": format is one of ${FORMATS.join(', ')}`);
+    if (!(FORMATS as readonly string[]).includes(value))
+      throw new SelectorError(`"${part}": format is one of ${FORMATS.join(', ')}`);
     return { kind: 'format', format: value as Format };
   }
   if (name.startsWith('tag.')) {
     const key = name.slice(4);
-    if (!TAG_KEY.test(key) || !TAG_KEY.test(value)) throw new SelectorError(`"${part}": tag keys and values are 1-64 letters, digits and _ . : + @ / -`);
+    if (!isTagPart(key) || !isTagPart(value))
+      throw new SelectorError(`"${part}": tag keys and values are 1-${MAX_TAG_LENGTH} ${TAG_PART_CHARACTERS}`);
     return { kind: 'tag', key, value };
   }
   throw new SelectorError(`unknown term "${name}"; expected ${SELECTOR_HELP} (a label holding = is written \\=)`);
@@ -186,7 +194,8 @@ function compilePattern(chars: readonly Char[], part: string, inSelector = true)
           : inSelector && chars.some((ch) => isSyntax(ch, NAME_END))
             ? 'an = or ~ in it ends a term name: write \\= or \\~'
             : undefined;
-  if (problem !== undefined) throw new SelectorError(`"${part.slice(0, 60)}": not a device or host pattern (${problem}; ${PATTERN_RULES})`);
+  if (problem !== undefined)
+    throw new SelectorError(`"${part.slice(0, 60)}": not a device or host pattern (${problem}; ${PATTERN_RULES})`);
   let glob = '';
   let wildcard = -1;
   chars.forEach((ch, i) => {
@@ -265,29 +274,4 @@ export function termMatches(term: Term, c: SelectorCandidate): boolean {
 
 export function matches(selector: Selector, candidate: SelectorCandidate): boolean {
   return selector.terms.every((t) => termMatches(t, candidate));
-}
-
-/**
- * How a store can find a selector's candidates without scanning, narrowest
- * first: one run, one device label (any device term without a wildcard), the
- * runs carrying a tag (the selector's first tag term), the device labels with
- * the longest literal prefix of its device patterns, or every label.
- */
-export type SelectorPlan =
-  | { by: 'run'; runId: string }
-  | { by: 'device'; exact: string }
-  | { by: 'tag'; key: string; value: string }
-  | { by: 'devicePrefix'; prefix: string }
-  | { by: 'allDevices' };
-
-export function planSelector(selector: Selector): SelectorPlan {
-  const run = selector.terms.find((t): t is Extract<Term, { kind: 'run' }> => t.kind === 'run');
-  if (run) return { by: 'run', runId: run.id };
-  const devices = selector.terms.filter((t): t is Extract<Term, { kind: 'device' }> => t.kind === 'device');
-  const exact = devices.find((d) => d.exact !== undefined);
-  if (exact) return { by: 'device', exact: exact.exact! };
-  const tag = selector.terms.find((t): t is Extract<Term, { kind: 'tag' }> => t.kind === 'tag');
-  if (tag) return { by: 'tag', key: tag.key, value: tag.value };
-  const prefix = devices.reduce((longest, d) => (d.prefix.length > longest.length ? d.prefix : longest), '');
-  return prefix ? { by: 'devicePrefix', prefix } : { by: 'allDevices' };
 }

@@ -14,13 +14,13 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
 import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
-import { ENV, LAB_DEFAULTS, MB } from '../../shared/config.ts';
+import { ENV, SERVICES, uploadLimitsFromEnv } from '../../shared/config.ts';
 import { apiErrors, notFound, type ApiEvent, type ApiResult } from './http.ts';
 import { compare, createUpload, devices, run, runs, uploads, type ApiDeps } from './routes.ts';
 
 export type { ApiDeps } from './routes.ts';
 
-export const logger = new Logger({ serviceName: 'benchdrop-api' });
+export const logger = new Logger({ serviceName: SERVICES.api });
 
 let deps: ApiDeps | undefined;
 
@@ -30,13 +30,13 @@ export function apiDeps(env: NodeJS.ProcessEnv = process.env): ApiDeps {
   const bucket = env[ENV.bucketName];
   if (!tableName) throw new Error(`${ENV.tableName} is not set`);
   if (!bucket) throw new Error(`${ENV.bucketName} is not set`);
-  const limit = Number(env[ENV.maxUploadBytes]);
+  const limit = uploadLimitsFromEnv(env).maxUploadBytes;
   return {
     s3: createS3Client(),
     db: createDocumentClient(),
     tableName,
     bucket,
-    maxUploadBytes: Number.isFinite(limit) && limit > 0 ? limit : LAB_DEFAULTS.maxUploadMB * MB,
+    maxUploadBytes: limit,
   };
 }
 
@@ -56,12 +56,19 @@ type JsonBodyOptions = NonNullable<Parameters<typeof httpJsonBodyParser>[0]> & {
 const JSON_BODY: JsonBodyOptions = { disableContentTypeCheck: true };
 
 /** The JSON body of POST /uploads, whatever content type the client declared (curl -d sends a form type). */
-const withJsonBody = (fn: RouteFn) => middy<ApiEvent, ApiResult>().use(httpJsonBodyParser(JSON_BODY)).handler((event) => fn(event, (deps ??= apiDeps())));
+const withJsonBody = (fn: RouteFn) =>
+  middy<ApiEvent, ApiResult>()
+    .use(httpJsonBodyParser(JSON_BODY))
+    .handler((event) => fn(event, (deps ??= apiDeps())));
 
 const routes: Route<ApiEvent, ApiResult>[] = (Object.keys(ROUTES) as (keyof typeof ROUTES)[]).map((name) => {
   const [method, path] = ROUTES[name].split(' ') as [Method, string];
   const fn = IMPLEMENTATIONS[name];
-  return { method, path, handler: method === 'POST' ? withJsonBody(fn) : (event: ApiEvent) => fn(event, (deps ??= apiDeps())) };
+  return {
+    method,
+    path,
+    handler: method === 'POST' ? withJsonBody(fn) : (event: ApiEvent) => fn(event, (deps ??= apiDeps())),
+  };
 });
 
 // Thrown, not returned: apiErrors() answers it like any other 404 (and middy 6 types

@@ -10,12 +10,12 @@ import type * as z from 'zod/mini';
 import { MAX_KEY_BYTES, MAX_PAGE, type ApiError } from '../../shared/api.ts';
 import { CompareError, METRIC_SPEC_HELP } from '../../shared/compare.ts';
 import { FORMATS } from '../../shared/model.ts';
-import { MAX_LABEL_LENGTH } from '../../shared/labels.ts';
+import { KEY_SEPARATOR, MAX_LABEL_LENGTH } from '../../shared/labels.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH, SELECTOR_HELP, SelectorError } from '../../shared/selectors.ts';
+import { ReadLimitError } from '../../shared/compare/selection.ts';
 import { CursorError, MAX_CURSOR_LENGTH } from '../../shared/store/cursors.ts';
-import { KEY_SEPARATOR } from '../../shared/store/keys.ts';
-import { ReadLimitError } from '../../shared/store/read.ts';
-import { UPLOAD_STATUSES } from '../../shared/store/records.ts';
+import { UPLOAD_STATUSES } from '../../shared/upload-status.ts';
+import { UploadError } from '../../shared/uploads.ts';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -58,7 +58,7 @@ const ALLOWED: Record<string, string> = {
   limit: `a whole number from 1 to ${MAX_PAGE}`,
   next: `the next value of the previous page's answer, as it came (at most ${MAX_CURSOR_LENGTH} characters)`,
   status: `one of ${UPLOAD_STATUSES.join(', ')}`,
-  history: 'true (every version of each key) or false (each key\'s current state, the default)',
+  history: "true (every version of each key) or false (each key's current state, the default)",
   a: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
   b: `a selector of at most ${MAX_SELECTOR_LENGTH} characters: ${SELECTOR_HELP}`,
   metric: METRIC_SPEC_HELP,
@@ -75,7 +75,12 @@ function quote(value: unknown): string {
 }
 
 /** One sentence for the first issue: `<param>: <what is wrong or allowed>`. */
-function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, where: 'query' | 'body', allowedKeys: readonly string[]): string {
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  input: Record<string, unknown>,
+  where: 'query' | 'body',
+  allowedKeys: readonly string[],
+): string {
   if (issue.code === 'unrecognized_keys') {
     const noun = where === 'query' ? 'parameter' : 'field';
     // A few names are enough to act on; a request with hundreds is not echoed back whole.
@@ -86,12 +91,14 @@ function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, 
   const param = String(issue.path[0] ?? where);
   const value = input[param];
   if (issue.path.length === 0) return `${where}: expected a JSON object with ${allowedKeys.join(', ')}`;
-  if (issue.code === 'invalid_type' && value === undefined) return `${param}: required; expected ${allowedFor(param, where)}`;
+  if (issue.code === 'invalid_type' && value === undefined)
+    return `${param}: required; expected ${allowedFor(param, where)}`;
   if (issue.code === 'custom') return `${param}: ${issue.message}${quote(value)}`;
   return `${param}: expected ${allowedFor(param, where)}${quote(value)}`;
 }
 
-const allowedFor = (param: string, where: 'query' | 'body') => (where === 'body' && param === 'device' ? ALLOWED['device_']! : (ALLOWED[param] ?? 'a valid value'));
+const allowedFor = (param: string, where: 'query' | 'body') =>
+  where === 'body' && param === 'device' ? ALLOWED['device_']! : (ALLOWED[param] ?? 'a valid value');
 
 /** A schema that refuses unknown keys (z.strictObject). */
 type StrictSchema = z.ZodMiniObject<z.core.$ZodLooseShape, z.core.$strict>;
@@ -100,15 +107,18 @@ type StrictSchema = z.ZodMiniObject<z.core.$ZodLooseShape, z.core.$strict>;
 export function parseQuery<S extends StrictSchema>(schema: S, event: ApiEvent): z.output<S> {
   const input: Record<string, unknown> = { ...(event.queryStringParameters ?? {}) };
   const result = schema.safeParse(input);
-  if (!result.success) throw badRequest(describeIssue(result.error.issues[0]!, input, 'query', Object.keys(schema.shape)));
+  if (!result.success)
+    throw badRequest(describeIssue(result.error.issues[0]!, input, 'query', Object.keys(schema.shape)));
   return result.data as z.output<S>;
 }
 
 /** The JSON body (parsed by http-json-body-parser), validated like a query. */
 export function parseBody<S extends StrictSchema>(schema: S, body: unknown): z.output<S> {
-  const input = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const input =
+    body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const result = schema.safeParse(body);
-  if (!result.success) throw badRequest(describeIssue(result.error.issues[0]!, input, 'body', Object.keys(schema.shape)));
+  if (!result.success)
+    throw badRequest(describeIssue(result.error.issues[0]!, input, 'body', Object.keys(schema.shape)));
   return result.data as z.output<S>;
 }
 
@@ -127,13 +137,27 @@ const REQUEST_ID = /^[A-Za-z0-9=+/_-]{1,64}$/;
  * and in the function's log line with the details): no message, name or stack.
  */
 export function answerFor(error: unknown, requestId?: string): { result: ApiResult; internal: boolean } {
-  if (error instanceof HttpError) return { result: errorResult(error.statusCode, error.code, error.message), internal: false };
-  if (error instanceof SelectorError || error instanceof CompareError || error instanceof ReadLimitError) return { result: errorResult(400, 'bad_request', error.message), internal: false };
-  if (error instanceof CursorError) return { result: errorResult(400, 'bad_request', `next: ${error.message}`), internal: false };
+  if (error instanceof HttpError)
+    return { result: errorResult(error.statusCode, error.code, error.message), internal: false };
+  if (
+    error instanceof SelectorError ||
+    error instanceof CompareError ||
+    error instanceof ReadLimitError ||
+    error instanceof UploadError
+  )
+    return { result: errorResult(400, 'bad_request', error.message), internal: false };
+  if (error instanceof CursorError)
+    return { result: errorResult(400, 'bad_request', `next: ${error.message}`), internal: false };
   // The body parser refuses a body that is not JSON: 415 in middy 6, 422 for a malformed one in 7.
   const middy = error as { statusCode?: number; cause?: { package?: string } };
-  if (middy?.cause?.package === '@middy/http-json-body-parser' && (middy.statusCode === 415 || middy.statusCode === 422)) {
-    return { result: errorResult(400, 'bad_request', 'body: expected a JSON object with key, size, device?, tags?'), internal: false };
+  if (
+    middy?.cause?.package === '@middy/http-json-body-parser' &&
+    (middy.statusCode === 415 || middy.statusCode === 422)
+  ) {
+    return {
+      result: errorResult(400, 'bad_request', 'body: expected a JSON object with key, size, device?, tags?'),
+      internal: false,
+    };
   }
   const id = requestId !== undefined && REQUEST_ID.test(requestId) ? requestId : 'unknown';
   return { result: errorResult(500, 'internal', `internal error (request id ${id})`, id), internal: true };
@@ -147,7 +171,12 @@ export function apiErrors(log: ErrorLog): MiddlewareObj<ApiEvent, ApiResult> {
       const { result, internal } = answerFor(request.error, requestId);
       const route = `${request.event.requestContext?.http?.method ?? '?'} ${request.event.requestContext?.http?.path ?? '?'}`;
       if (internal) log.error('request failed', { route, requestId, error: request.error });
-      else log.info('request refused', { route, status: result.statusCode, reason: (JSON.parse(result.body!) as ApiError).error.message });
+      else
+        log.info('request refused', {
+          route,
+          status: result.statusCode,
+          reason: (JSON.parse(result.body!) as ApiError).error.message,
+        });
       request.response = result;
     },
   };

@@ -5,12 +5,29 @@
  * first ("300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, ...)").
  * docs/comparisons.md says what every field means.
  */
-import { DISKPERF_METRICS, IOSTAT_METRICS, isMetric, METRIC_SPEC_HELP, METRICS, type Direction, type Metric, type MetricSpec } from '../metrics.ts';
+import {
+  DISKPERF_METRICS,
+  IOSTAT_METRICS,
+  isMetric,
+  METRIC_SPEC_HELP,
+  METRICS,
+  type Direction,
+  type Metric,
+  type MetricSpec,
+} from '../metrics.ts';
 import type { Format } from '../model.ts';
 import { LEVEL, RESOLVE, runModel, type Interval, type ModelResult, type Over, type PointPlan } from './model.ts';
 import type { Observation } from './observations.ts';
 import { geomean, roundTo } from './statistics.ts';
-import { formatRatio, RESOLUTION_STEPS } from './format.ts';
+import {
+  formatInterval,
+  formatTimes,
+  formatTimesRange,
+  levelText,
+  plural,
+  pointName,
+  RESOLUTION_STEPS,
+} from './format.ts';
 import { comparabilityWarnings } from './warnings.ts';
 
 export interface ComparisonPoint {
@@ -111,7 +128,10 @@ export class CompareError extends Error {
  * carried by none of `carried` (when given).
  */
 export function metricsOf(spec: MetricSpec, formats: readonly Format[], carried?: ReadonlySet<Metric>): Metric[] {
-  const pool: Metric[] = [...(formats.includes('diskperf') ? DISKPERF_METRICS : []), ...(formats.includes('iostat') ? IOSTAT_METRICS : [])];
+  const pool: Metric[] = [
+    ...(formats.includes('diskperf') ? DISKPERF_METRICS : []),
+    ...(formats.includes('iostat') ? IOSTAT_METRICS : []),
+  ];
   if (isMetric(spec)) return pool.includes(spec) ? [spec] : [];
   const inGroup = pool.filter((m) => METRICS[m].groups.includes(spec));
   return inGroup.filter((m) => {
@@ -140,9 +160,63 @@ function side(obs: readonly Observation[], label: string, selector: string): Sid
   };
 }
 
-const describePoint = (p: { metric: Metric; req_size?: number }) => (p.req_size === undefined ? p.metric : `${p.metric} at ${p.req_size}`);
+const describePoint = pointName;
 
-export function compareObservations(a: readonly Observation[], b: readonly Observation[], options: CompareOptions = {}): Comparison {
+/**
+ * The metrics compared: those the spec names that some run carries. Across
+ * formats (diskperf against iostat) only throughput, said in `warnings`.
+ */
+function chooseMetrics(
+  spec: MetricSpec,
+  sideA: SideSummary,
+  sideB: SideSummary,
+  sides: readonly (readonly Observation[])[],
+  warnings: string[],
+): { metrics: Metric[]; crossFormat: boolean } {
+  const formats = [...new Set([...sideA.formats, ...sideB.formats])];
+  const crossFormat =
+    !sideA.formats.every((f) => sideB.formats.includes(f)) || !sideB.formats.every((f) => sideA.formats.includes(f));
+  const carried = new Set<Metric>();
+  for (const o of sides.flat()) for (const m of Object.keys(o.values) as Metric[]) carried.add(m);
+  let metrics = metricsOf(spec, formats, carried);
+  if (crossFormat) {
+    // diskperf and iostat share no metric names: compare what both can say, throughput.
+    metrics = (isMetric(spec) ? [spec] : metricsOf(spec, ['iostat'])).filter(
+      (m) => m === 'read_kBps' || m === 'write_kBps',
+    );
+    warnings.push(
+      `A is ${sideA.formats.join('+')} and B is ${sideB.formats.join('+')}: only read and write throughput are compared, from diskperf's MB/s (x1024) against iostat's kB/s; the tools measure differently`,
+    );
+  }
+  if (metrics.length === 0)
+    throw new CompareError(
+      `metric "${spec}" is not carried by ${formats.join(' and ')} runs; expected ${METRIC_SPEC_HELP}`,
+    );
+  // Only the metrics some run carries: a group names what the formats can carry.
+  if (!crossFormat && metrics.some((m) => carried.has(m))) metrics = metrics.filter((m) => carried.has(m));
+  return { metrics, crossFormat };
+}
+
+/** A warning when some (not all) paired points are within RESOLUTION_STEPS printing steps of 0. */
+function resolutionWarnings(paired: readonly ComparisonPoint[]): string[] {
+  const nearResolution = paired.filter((r) => r.nearResolution);
+  if (nearResolution.length === 0 || nearResolution.length >= paired.length) return [];
+  const rest = paired.filter((r) => !r.nearResolution).map((r) => r.ratio!);
+  return [
+    `${nearResolution.length} point(s) within ${RESOLUTION_STEPS} printing steps of 0 (${nearResolution
+      .slice(0, 3)
+      .map((r) => `${describePoint(r)}: A ${r.a}, B ${r.b} ${METRICS[r.metric].unit}`)
+      .join(
+        '; ',
+      )}${nearResolution.length > 3 ? '; ...' : ''}): their ratios are mostly rounding; without them the summary is ${formatTimes(geomean(rest))}`,
+  ];
+}
+
+export function compareObservations(
+  a: readonly Observation[],
+  b: readonly Observation[],
+  options: CompareOptions = {},
+): Comparison {
   const spec = options.metric ?? 'all';
   const labels = options.labels ?? { a: options.selectors?.a ?? 'A', b: options.selectors?.b ?? 'B' };
   const sideA = side(a, labels.a, options.selectors?.a ?? labels.a);
@@ -150,55 +224,24 @@ export function compareObservations(a: readonly Observation[], b: readonly Obser
   if (a.length === 0) throw new CompareError(`A (${sideA.selector}) matches no run`);
   if (b.length === 0) throw new CompareError(`B (${sideB.selector}) matches no run`);
   const warnings: string[] = [];
-  const formats = [...new Set([...sideA.formats, ...sideB.formats])];
-  const crossFormat = !sideA.formats.every((f) => sideB.formats.includes(f)) || !sideB.formats.every((f) => sideA.formats.includes(f));
-  const carried = new Set<Metric>();
-  for (const o of [...a, ...b]) for (const m of Object.keys(o.values) as Metric[]) carried.add(m);
-  let metrics = metricsOf(spec, formats, carried);
-  if (crossFormat) {
-    // diskperf and iostat share no metric names: compare what both can say, throughput.
-    metrics = (isMetric(spec) ? [spec] : metricsOf(spec, ['iostat'])).filter((m) => m === 'read_kBps' || m === 'write_kBps');
-    warnings.push(`A is ${sideA.formats.join('+')} and B is ${sideB.formats.join('+')}: only read and write throughput are compared, from diskperf's MB/s (x1024) against iostat's kB/s; the tools measure differently`);
-  }
-  if (metrics.length === 0) throw new CompareError(`metric "${spec}" is not carried by ${formats.join(' and ')} runs; expected ${METRIC_SPEC_HELP}`);
-  // Only the metrics some run carries: a group names what the formats can carry.
-  if (!crossFormat && metrics.some((m) => carried.has(m))) metrics = metrics.filter((m) => carried.has(m));
+  const { metrics, crossFormat } = chooseMetrics(spec, sideA, sideB, [a, b], warnings);
   const oa = crossFormat ? a.map(asThroughput) : a;
   const ob = crossFormat ? b.map(asThroughput) : b;
 
-  const model = runModel(oa, ob, metrics, { ...(options.iterations !== undefined ? { iterations: options.iterations } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) });
+  const model = runModel(oa, ob, metrics, {
+    ...(options.iterations !== undefined ? { iterations: options.iterations } : {}),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+  });
   const rows = model.points.map((plan, j) => pointRow(plan, j, model));
   const paired = rows.filter((r) => r.ratio !== undefined);
   const excluded = rows.filter((r) => r.excluded !== undefined);
   const ratios = paired.map((r) => r.ratio!);
   const ci = intervalOf(model);
   const significant = ci === null ? null : ci.low > 1 || ci.high < 1;
-  const byMetric: Partial<Record<Metric, MetricRatio>> = {};
-  for (const [metric, m] of model.byMetric) {
-    const mine = m.indices.map((i) => model.points[i]!.ratio!);
-    const u = model.uncertainty?.byMetric.get(metric);
-    byMetric[metric] = {
-      ratio: roundTo(m.ratio),
-      points: mine.length,
-      min: roundTo(Math.min(...mine)),
-      max: roundTo(Math.max(...mine)),
-      unit: METRICS[metric].unit,
-      direction: METRICS[metric].direction,
-      ci: u ? { low: roundTo(u.interval.low), high: roundTo(u.interval.high) } : null,
-      ...(u ? { p: roundTo(u.pHolm, 3) } : {}),
-      significant: u ? u.pHolm < 1 - LEVEL : null,
-      sentence: metricSentence(metric, m.ratio, labels),
-    };
-  }
+  const byMetric = metricRatios(model, labels);
 
   warnings.push(...comparabilityWarnings(a, b), ...dataWarnings(rows, model, a, b));
-  const nearResolution = paired.filter((r) => r.nearResolution);
-  if (nearResolution.length > 0 && nearResolution.length < paired.length) {
-    const rest = paired.filter((r) => !r.nearResolution).map((r) => r.ratio!);
-    warnings.push(
-      `${nearResolution.length} point(s) within ${RESOLUTION_STEPS} printing steps of 0 (${nearResolution.slice(0, 3).map((r) => `${describePoint(r)}: A ${r.a}, B ${r.b} ${METRICS[r.metric].unit}`).join('; ')}${nearResolution.length > 3 ? '; ...' : ''}): their ratios are mostly rounding; without them the summary is ${formatRatio(geomean(rest))}x`,
-    );
-  }
+  warnings.push(...resolutionWarnings(paired));
 
   const ratio = model.ratio === null ? null : roundTo(model.ratio);
   const comparison: Comparison = {
@@ -226,9 +269,34 @@ export function compareObservations(a: readonly Observation[], b: readonly Obser
   return comparison;
 }
 
+/** The summary of each compared metric over its own points, with its Holm-corrected p. */
+function metricRatios(model: ModelResult, labels: { a: string; b: string }): Partial<Record<Metric, MetricRatio>> {
+  const byMetric: Partial<Record<Metric, MetricRatio>> = {};
+  for (const [metric, m] of model.byMetric) {
+    const mine = m.indices.map((i) => model.points[i]!.ratio!);
+    const u = model.uncertainty?.byMetric.get(metric);
+    byMetric[metric] = {
+      ratio: roundTo(m.ratio),
+      points: mine.length,
+      min: roundTo(Math.min(...mine)),
+      max: roundTo(Math.max(...mine)),
+      unit: METRICS[metric].unit,
+      direction: METRICS[metric].direction,
+      ci: u ? { low: roundTo(u.interval.low), high: roundTo(u.interval.high) } : null,
+      ...(u ? { p: roundTo(u.pHolm, 3) } : {}),
+      significant: u ? u.pHolm < 1 - LEVEL : null,
+      sentence: metricSentence(metric, m.ratio, labels),
+    };
+  }
+  return byMetric;
+}
+
 function pointRow(plan: PointPlan, j: number, model: ModelResult): ComparisonPoint {
   const { column } = plan;
-  const row: ComparisonPoint = { metric: column.metric, ...(column.req_size !== undefined ? { req_size: column.req_size } : {}) };
+  const row: ComparisonPoint = {
+    metric: column.metric,
+    ...(column.req_size !== undefined ? { req_size: column.req_size } : {}),
+  };
   if (plan.valueA !== undefined) row.a = roundTo(plan.valueA);
   if (plan.valueB !== undefined) row.b = roundTo(plan.valueB);
   if (plan.excluded !== undefined) row.excluded = plan.excluded;
@@ -265,9 +333,11 @@ function intervalOf(model: ModelResult): ComparisonInterval | null {
 }
 
 function intervalLabel(over: Over, n: { a: number; b: number }): string {
-  const level = `${LEVEL * 100}%`;
+  const level = levelText(LEVEL);
   if (over === 'devices') return `${level} interval over devices (${n.a} on A, ${n.b} on B) and their runs`;
-  return n.a === n.b ? `${level} interval over ${n.a} runs a side` : `${level} interval over ${n.a} runs of A and ${n.b} of B`;
+  return n.a === n.b
+    ? `${level} interval over ${n.a} runs a side`
+    : `${level} interval over ${n.a} runs of A and ${n.b} of B`;
 }
 
 function adviceOf(model: ModelResult): Comparison['advice'] {
@@ -275,7 +345,12 @@ function adviceOf(model: ModelResult): Comparison['advice'] {
   const percent = Math.round((RESOLVE - 1) * 100);
   if (model.ratio === null) return null;
   if (advice === undefined) {
-    return { resolve: RESOLVE, per: model.uncertainty?.over ?? 'runs', count: null, note: `run each device at least twice on each side: the spread between runs says how many runs would tell a ${percent}% difference apart` };
+    return {
+      resolve: RESOLVE,
+      per: model.uncertainty?.over ?? 'runs',
+      count: null,
+      note: `run each device at least twice on each side: the spread between runs says how many runs would tell a ${percent}% difference apart`,
+    };
   }
   const per = advice.per === 'runs' ? 'runs' : 'devices';
   const note =
@@ -286,25 +361,51 @@ function adviceOf(model: ModelResult): Comparison['advice'] {
 }
 
 /** Zeros, idle devices, since-boot-only series, runs of very different sizes. */
-function dataWarnings(rows: readonly ComparisonPoint[], model: ModelResult, a: readonly Observation[], b: readonly Observation[]): string[] {
+function dataWarnings(
+  rows: readonly ComparisonPoint[],
+  model: ModelResult,
+  a: readonly Observation[],
+  b: readonly Observation[],
+): string[] {
   const out: string[] = [];
   const zeros = rows.filter((r) => r.excluded?.startsWith('zero'));
-  if (zeros.length > 0) out.push(`${zeros.length} point(s) excluded because a side measured 0 (${zeros.slice(0, 3).map(describePoint).join(', ')}${zeros.length > 3 ? ', ...' : ''})`);
+  if (zeros.length > 0)
+    out.push(
+      `${zeros.length} point(s) excluded because a side measured 0 (${zeros.slice(0, 3).map(describePoint).join(', ')}${zeros.length > 3 ? ', ...' : ''})`,
+    );
   const idle = new Map<string, string[]>();
   for (const plan of model.points) {
     if (plan.excluded !== undefined) continue;
-    for (const [who, names] of [['on both sides', plan.idle.both], ['on A', plan.idle.a], ['on B', plan.idle.b]] as const)
+    for (const [who, names] of [
+      ['on both sides', plan.idle.both],
+      ['on A', plan.idle.a],
+      ['on B', plan.idle.b],
+    ] as const)
       for (const n of names) {
         const key = `${n} measured 0 ${who}`;
-        idle.get(key)?.push(describePoint(plan.column)) ?? idle.set(key, [describePoint(plan.column)]);
+        const points = idle.get(key);
+        if (points) points.push(describePoint(plan.column));
+        else idle.set(key, [describePoint(plan.column)]);
       }
   }
-  for (const [what, points] of idle) out.push(`${what} for ${points.slice(0, 4).join(', ')}${points.length > 4 ? `, +${points.length - 4} more` : ''}: left out of those points, the other devices still count`);
-  for (const [name, obs] of [['A', a], ['B', b]] as const) {
+  for (const [what, points] of idle)
+    out.push(
+      `${what} for ${points.slice(0, 4).join(', ')}${points.length > 4 ? `, +${points.length - 4} more` : ''}: left out of those points, the other devices still count`,
+    );
+  for (const [name, obs] of [
+    ['A', a],
+    ['B', b],
+  ] as const) {
     const boot = obs.filter((o) => o.sinceBootOnly);
-    if (boot.length > 0) out.push(`${name}: ${boot.length} iostat series hold only their since-boot report (averages since boot, not over the benchmark)`);
+    if (boot.length > 0)
+      out.push(
+        `${name}: ${boot.length} iostat series hold only their since-boot report (averages since boot, not over the benchmark)`,
+      );
     const sizes = obs.map((o) => o.samples ?? 0).filter((n) => n > 0);
-    if (sizes.length > 1 && Math.max(...sizes) > 10 * Math.min(...sizes)) out.push(`${name}: runs of very different sizes (${Math.min(...sizes)} to ${Math.max(...sizes)} samples) are weighted equally`);
+    if (sizes.length > 1 && Math.max(...sizes) > 10 * Math.min(...sizes))
+      out.push(
+        `${name}: runs of very different sizes (${Math.min(...sizes)} to ${Math.max(...sizes)} samples) are weighted equally`,
+      );
   }
   return out;
 }
@@ -313,25 +414,28 @@ function metricSentence(metric: Metric, ratio: number, labels: { a: string; b: s
   const info = METRICS[metric];
   const [faster, slower, r] = ratio >= 1 ? [labels.a, labels.b, ratio] : [labels.b, labels.a, 1 / ratio];
   const better = info.direction === 'higher-better' ? 'higher is better' : 'lower is better';
-  const how = info.direction === 'higher-better' ? `${faster}'s ${info.unit} over ${slower}'s` : `${slower}'s ${info.unit} over ${faster}'s`;
-  return `${metric} (${info.description}; ${info.unit}, ${better}): ${faster} is ${formatRatio(r)}x ${slower} (${how})`;
+  const how =
+    info.direction === 'higher-better'
+      ? `${faster}'s ${info.unit} over ${slower}'s`
+      : `${slower}'s ${info.unit} over ${faster}'s`;
+  return `${metric} (${info.description}; ${info.unit}, ${better}): ${faster} is ${formatTimes(r)} ${slower} (${how})`;
 }
 
 function sentenceOf(c: Comparison, labels: { a: string; b: string }, spec: string): string {
   if (c.ratio === null) return `${labels.a} and ${labels.b} share no ${spec} measurement to compare`;
-  const points = `${c.points} point${c.points === 1 ? '' : 's'}`;
+  const points = plural(c.points, 'point');
   if (c.significant === false) {
-    return `~ no significant difference between ${labels.a} and ${labels.b} on ${spec}: ${formatRatio(c.ratio)}x [${formatRatio(c.ci!.low)}x-${formatRatio(c.ci!.high)}x], ${c.ci!.label} (${points})`;
+    return `~ no significant difference between ${labels.a} and ${labels.b} on ${spec}: ${formatTimes(c.ratio)} ${formatInterval(c.ci)}, ${c.ci!.label} (${points})`;
   }
   const flip = c.ratio < 1;
   const [faster, slower] = flip ? [labels.b, labels.a] : [labels.a, labels.b];
   const r = flip ? 1 / c.ratio : c.ratio;
   const [min, max] = flip ? [1 / c.max!, 1 / c.min!] : [c.min!, c.max!];
-  const range = c.points > 1 ? `, ${formatRatio(min)}x-${formatRatio(max)}x` : '';
-  let sentence = `${faster} is ${formatRatio(r)}x ${slower} on ${spec} (${points}${range})`;
+  const range = c.points > 1 ? `, ${formatTimesRange(min, max)}` : '';
+  let sentence = `${faster} is ${formatTimes(r)} ${slower} on ${spec} (${points}${range})`;
   if (c.ci) {
     const [low, high] = flip ? [1 / c.ci.high, 1 / c.ci.low] : [c.ci.low, c.ci.high];
-    sentence += `: ${formatRatio(r)}x [${formatRatio(low)}x-${formatRatio(high)}x], ${c.ci.label}`;
+    sentence += `: ${formatTimes(r)} ${formatInterval({ low, high })}, ${c.ci.label}`;
   }
   return sentence;
 }
@@ -341,7 +445,14 @@ function sentenceOf(c: Comparison, labels: { a: string; b: string }, spec: strin
  * diskperf's MB/s averaged (geometric mean) over request sizes and directions.
  */
 function asThroughput(o: Observation): Observation {
-  if (o.format === 'iostat') return { ...o, values: { ...(o.values.read_kBps !== undefined ? { read_kBps: o.values.read_kBps } : {}), ...(o.values.write_kBps !== undefined ? { write_kBps: o.values.write_kBps } : {}) } };
+  if (o.format === 'iostat')
+    return {
+      ...o,
+      values: {
+        ...(o.values.read_kBps !== undefined ? { read_kBps: o.values.read_kBps } : {}),
+        ...(o.values.write_kBps !== undefined ? { write_kBps: o.values.write_kBps } : {}),
+      },
+    };
   const collect = (metrics: readonly Metric[]) =>
     metrics.flatMap((m) => {
       const v = o.values[m];
@@ -351,6 +462,9 @@ function asThroughput(o: Observation): Observation {
   const writes = collect(['fwd_wt', 'bwd_wt', 'rnd_wt']);
   return {
     ...o,
-    values: { ...(reads.length ? { read_kBps: geomean(reads) * 1024 } : {}), ...(writes.length ? { write_kBps: geomean(writes) * 1024 } : {}) },
+    values: {
+      ...(reads.length ? { read_kBps: geomean(reads) * 1024 } : {}),
+      ...(writes.length ? { write_kBps: geomean(writes) * 1024 } : {}),
+    },
   };
 }

@@ -128,7 +128,16 @@ export function unitsOf(observations: readonly Observation[]): Unit[] {
   const byName = new Map<string, Unit>();
   for (const o of observations) {
     let unit = byName.get(o.device);
-    if (unit === undefined) byName.set(o.device, (unit = { name: o.device, ...(o.label !== undefined ? { label: o.label } : {}), ...(o.native !== undefined ? { native: o.native } : {}), runs: [] }));
+    if (unit === undefined)
+      byName.set(
+        o.device,
+        (unit = {
+          name: o.device,
+          ...(o.label !== undefined ? { label: o.label } : {}),
+          ...(o.native !== undefined ? { native: o.native } : {}),
+          runs: [],
+        }),
+      );
     unit.runs.push(o);
   }
   // Runs in id order: units measured in the same runs (the disks of one iostat session) line up run by run.
@@ -155,7 +164,8 @@ export function columnsOf(sides: readonly (readonly Observation[])[], metrics: r
   for (const metric of metrics) {
     const entry = found.get(metric);
     if (entry === true) columns.push({ metric });
-    else if (entry !== undefined) for (const size of [...entry].sort((x, y) => x - y)) columns.push({ metric, req_size: size });
+    else if (entry !== undefined)
+      for (const size of [...entry].sort((x, y) => x - y)) columns.push({ metric, req_size: size });
   }
   return columns;
 }
@@ -267,12 +277,18 @@ function planPoint(column: Column, j: number, A: Side, B: Side, paired: boolean)
   if (plan.a.length === 0 || plan.b.length === 0) {
     if (!allZeroA && !allZeroB) return { ...plan, excluded: 'no device measured it on both sides' };
     const which = allZeroA && allZeroB ? 'both sides' : allZeroA ? 'A' : 'B';
-    const who = [...new Set([...(allZeroA ? pa.map((u) => name(A, u)) : []), ...(allZeroB ? pb.map((u) => name(B, u)) : [])])];
+    const who = [
+      ...new Set([...(allZeroA ? pa.map((u) => name(A, u)) : []), ...(allZeroB ? pb.map((u) => name(B, u)) : [])]),
+    ];
     // One device a side: "zero on B" says it all.
     const units = A.units.length === 1 && B.units.length === 1 ? '' : ` (${who.join(', ')})`;
     return { ...plan, excluded: `zero on ${which}${units}` };
   }
-  for (const [idle, where] of [[plan.idle.both, 'on both sides'], [plan.idle.a, 'on A'], [plan.idle.b, 'on B']] as const) {
+  for (const [idle, where] of [
+    [plan.idle.both, 'on both sides'],
+    [plan.idle.a, 'on A'],
+    [plan.idle.b, 'on B'],
+  ] as const) {
     if (idle.length > 0) plan.notes.push(`${idle.join(', ')} measured 0 ${where}: left out of this point`);
   }
   plan.valueA = geomean(plan.a.map((u) => centre(A, u)));
@@ -302,44 +318,18 @@ function replicates(side: Side, over: Over, plans: readonly PointPlan[], key: 'a
  * sorted by value, so a resampled median is a walk over run counts: no sort,
  * no allocation per resample.
  */
-function resampleSide(side: Side, plans: readonly PointPlan[], key: 'a' | 'b', over: Over, iterations: number, random: () => number): Float64Array {
+function resampleSide(
+  side: Side,
+  plans: readonly PointPlan[],
+  key: 'a' | 'b',
+  over: Over,
+  iterations: number,
+  random: () => number,
+): Float64Array {
   const J = plans.length;
   const units = side.units.length;
   const parts = new Float64Array(iterations * J).fill(NaN);
-  const memberOf = side.units.map(() => new Uint8Array(J));
-  plans.forEach((p, j) => {
-    if (p.ratio !== undefined) for (const u of p[key]) memberOf[u]![j] = 1;
-  });
-  // Per unit: its member points (columns), and for each the runs that have it, by value.
-  const layouts = side.units.map((unit, u) => {
-    const columns: number[] = [];
-    const starts: number[] = [0];
-    const runs: number[] = [];
-    const values: number[] = [];
-    for (let j = 0; j < J; j++) {
-      if (memberOf[u]![j] === 0) continue;
-      const present: number[] = [];
-      for (let r = 0; r < unit.runs.length; r++) if (side.values[u]![r * J + j]! === side.values[u]![r * J + j]!) present.push(r);
-      present.sort((x, y) => side.values[u]![x * J + j]! - side.values[u]![y * J + j]!);
-      columns.push(j);
-      for (const r of present) {
-        runs.push(r);
-        values.push(side.values[u]![r * J + j]!);
-      }
-      starts.push(runs.length);
-    }
-    const complete = Uint8Array.from(columns, (_, c) => (starts[c + 1]! - starts[c]! === unit.runs.length ? 1 : 0));
-    const logs = Float64Array.from(values, Math.log);
-    return { columns: Int32Array.from(columns), starts: Int32Array.from(starts), runs: Int32Array.from(runs), values: Float64Array.from(values), logs, complete, counts: new Int32Array(unit.runs.length), group: 0 };
-  });
-  // Units measured in the same runs are resampled together, whole runs at a time: a slow run is slow on every disk.
-  const groups = new Map<string, number>();
-  side.units.forEach((unit, u) => {
-    const key = unit.runs.map((o) => o.runId).join('\u0000');
-    let group = groups.get(key);
-    if (group === undefined) groups.set(key, (group = u));
-    layouts[u]!.group = group;
-  });
+  const layouts = unitLayouts(side, plans, key);
   const sums = new Float64Array(J);
   const ns = new Int32Array(J);
   const hierarchical = over === 'devices' && units >= 2;
@@ -348,45 +338,118 @@ function resampleSide(side: Side, plans: readonly PointPlan[], key: 'a' | 'b', o
     ns.fill(0);
     for (let k = 0; k < units; k++) {
       const l = layouts[hierarchical ? Math.floor(random() * units) : k]!;
-      const n = l.counts.length;
       // A unit draws its runs, or (over runs) takes the draw of the first unit of its group.
       const counts = hierarchical || l.group === k ? l.counts : layouts[l.group]!.counts;
-      if (counts === l.counts) {
-        counts.fill(0);
-        for (let d = 0; d < n; d++) counts[Math.floor(random() * n)]!++;
-      }
-      const { columns, starts, runs, values, logs, complete } = l;
-      for (let c = 0; c < columns.length; c++) {
-        const from = starts[c]!;
-        const to = starts[c + 1]!;
-        // Every run has the point (the usual case): all n draws count.
-        let total = complete[c] === 1 ? n : 0;
-        if (total === 0) for (let x = from; x < to; x++) total += counts[runs[x]!]!;
-        const j = columns[c]!;
-        ns[j]!++;
-        // No drawn run has the point: the unit is lost from it in this resample.
-        if (total === 0) {
-          sums[j] = NaN;
-          continue;
-        }
-        const lowRank = (total - 1) >> 1;
-        const highRank = total >> 1;
-        let seen = 0;
-        let low = -1;
-        for (let x = from; x < to; x++) {
-          seen += counts[runs[x]!]!;
-          if (low < 0 && seen > lowRank) low = x;
-          if (seen > highRank) {
-            // The middle two drawn values, or the middle one twice: its log is known.
-            sums[j] += low === x ? logs[x]! : Math.log((values[low]! + values[x]!) / 2);
-            break;
-          }
-        }
-      }
+      if (counts === l.counts) drawRuns(counts, random);
+      addMedianLogs(l, counts, sums, ns);
     }
     for (let j = 0; j < J; j++) if (ns[j]! > 0) parts[i * J + j] = sums[j]! / ns[j]!;
   }
   return parts;
+}
+
+/** A unit's member points (columns) and, for each, the runs that have it sorted by value. */
+interface UnitLayout {
+  columns: Int32Array;
+  starts: Int32Array;
+  runs: Int32Array;
+  values: Float64Array;
+  logs: Float64Array;
+  /** 1 where every run of the unit has the point. */
+  complete: Uint8Array;
+  /** How often each run was drawn in the current resample. */
+  counts: Int32Array;
+  /** The first unit measured in the same runs: they are resampled together. */
+  group: number;
+}
+
+function unitLayouts(side: Side, plans: readonly PointPlan[], key: 'a' | 'b'): UnitLayout[] {
+  const memberOf = side.units.map(() => new Uint8Array(plans.length));
+  plans.forEach((p, j) => {
+    if (p.ratio !== undefined) for (const u of p[key]) memberOf[u]![j] = 1;
+  });
+  const layouts = side.units.map((unit, u) => layoutUnit(side.values[u]!, unit.runs.length, memberOf[u]!));
+  // Units measured in the same runs are resampled together, whole runs at a time: a slow run is slow on every disk.
+  const groups = new Map<string, number>();
+  side.units.forEach((unit, u) => {
+    const runKey = unit.runs.map((o) => o.runId).join('\u0000');
+    let group = groups.get(runKey);
+    if (group === undefined) groups.set(runKey, (group = u));
+    layouts[u]!.group = group;
+  });
+  return layouts;
+}
+
+function layoutUnit(unitValues: ArrayLike<number>, runCount: number, member: Uint8Array): UnitLayout {
+  const J = member.length;
+  const columns: number[] = [];
+  const starts: number[] = [0];
+  const runs: number[] = [];
+  const values: number[] = [];
+  for (let j = 0; j < J; j++) {
+    if (member[j] === 0) continue;
+    const present: number[] = [];
+    for (let r = 0; r < runCount; r++) if (unitValues[r * J + j]! === unitValues[r * J + j]!) present.push(r);
+    present.sort((x, y) => unitValues[x * J + j]! - unitValues[y * J + j]!);
+    columns.push(j);
+    for (const r of present) {
+      runs.push(r);
+      values.push(unitValues[r * J + j]!);
+    }
+    starts.push(runs.length);
+  }
+  const complete = Uint8Array.from(columns, (_, c) => (starts[c + 1]! - starts[c]! === runCount ? 1 : 0));
+  const logs = Float64Array.from(values, Math.log);
+  return {
+    columns: Int32Array.from(columns),
+    starts: Int32Array.from(starts),
+    runs: Int32Array.from(runs),
+    values: Float64Array.from(values),
+    logs,
+    complete,
+    counts: new Int32Array(runCount),
+    group: 0,
+  };
+}
+
+/** Draw as many runs as the unit has, with replacement: counts[r] is how often run r came up. */
+function drawRuns(counts: Int32Array, random: () => number): void {
+  const n = counts.length;
+  counts.fill(0);
+  for (let d = 0; d < n; d++) counts[Math.floor(random() * n)]!++;
+}
+
+/** Add the log of the unit's resampled median at each of its points to sums (NaN where no drawn run has it). */
+function addMedianLogs(l: UnitLayout, counts: Int32Array, sums: Float64Array, ns: Int32Array): void {
+  const n = l.counts.length;
+  const { columns, starts, runs, values, logs, complete } = l;
+  for (let c = 0; c < columns.length; c++) {
+    const from = starts[c]!;
+    const to = starts[c + 1]!;
+    // Every run has the point (the usual case): all n draws count.
+    let total = complete[c] === 1 ? n : 0;
+    if (total === 0) for (let x = from; x < to; x++) total += counts[runs[x]!]!;
+    const j = columns[c]!;
+    ns[j]!++;
+    // No drawn run has the point: the unit is lost from it in this resample.
+    if (total === 0) {
+      sums[j] = NaN;
+      continue;
+    }
+    const lowRank = (total - 1) >> 1;
+    const highRank = total >> 1;
+    let seen = 0;
+    let low = -1;
+    for (let x = from; x < to; x++) {
+      seen += counts[runs[x]!]!;
+      if (low < 0 && seen > lowRank) low = x;
+      if (seen > highRank) {
+        // The middle two drawn values, or the middle one twice: its log is known.
+        sums[j] += low === x ? logs[x]! : Math.log((values[low]! + values[x]!) / 2);
+        break;
+      }
+    }
+  }
 }
 
 /** Welch-Satterthwaite degrees of freedom of a sum of two variances, each with its own. */
@@ -406,12 +469,31 @@ function uncertaintyOf(estimate: number, va: number, vb: number, dfa: number, df
   return { se, df, interval: { low: Math.exp(estimate - half), high: Math.exp(estimate + half) }, p };
 }
 
+/** The point estimates: the geometric mean ratio over the matched points, overall and per metric. */
+function pointEstimates(points: readonly PointPlan[], metrics: readonly Metric[]) {
+  const matched = points.flatMap((p, i) => (p.ratio !== undefined ? [i] : []));
+  const logRatio = (indices: readonly number[]) =>
+    indices.reduce((s, i) => s + Math.log(points[i]!.ratio!), 0) / indices.length;
+  const ratio = matched.length > 0 ? Math.exp(logRatio(matched)) : null;
+  const byMetric = new Map<Metric, { ratio: number; indices: number[] }>();
+  for (const metric of metrics) {
+    const indices = matched.filter((i) => points[i]!.column.metric === metric);
+    if (indices.length > 0) byMetric.set(metric, { ratio: Math.exp(logRatio(indices)), indices });
+  }
+  return { matched, ratio, byMetric };
+}
+
 /**
  * The model's whole answer for two sides' observations over these metrics.
  * Intervals need, on each side, every unit with at least 2 runs (over runs) or
  * at least 2 units (over devices, when a side spans several labels).
  */
-export function runModel(a: readonly Observation[], b: readonly Observation[], metrics: readonly Metric[], options: ModelOptions = {}): ModelResult {
+export function runModel(
+  a: readonly Observation[],
+  b: readonly Observation[],
+  metrics: readonly Metric[],
+  options: ModelOptions = {},
+): ModelResult {
   const columns = columnsOf([a, b], metrics);
   const unitsA = unitsOf(a);
   const unitsB = unitsOf(b);
@@ -419,22 +501,73 @@ export function runModel(a: readonly Observation[], b: readonly Observation[], m
   const B = layout(unitsB, columns);
   const paired = pairsUnits(unitsA, unitsB);
   const points = columns.map((column, j) => planPoint(column, j, A, B, paired));
-  const matched = points.flatMap((p, i) => (p.ratio !== undefined ? [i] : []));
-  const logRatio = (indices: readonly number[]) => indices.reduce((s, i) => s + Math.log(points[i]!.ratio!), 0) / indices.length;
-  const ratio = matched.length > 0 ? Math.exp(logRatio(matched)) : null;
-  const byMetric = new Map<Metric, { ratio: number; indices: number[] }>();
-  for (const metric of metrics) {
-    const indices = matched.filter((i) => points[i]!.column.metric === metric);
-    if (indices.length > 0) byMetric.set(metric, { ratio: Math.exp(logRatio(indices)), indices });
-  }
+  const { matched, ratio, byMetric } = pointEstimates(points, metrics);
   const over: Over = spansLabels(unitsA) || spansLabels(unitsB) ? 'devices' : 'runs';
-  const result: ModelResult = { columns, units: { a: unitsA, b: unitsB }, paired, points, matched, ratio, byMetric, uncertainty: null };
+  const result: ModelResult = {
+    columns,
+    units: { a: unitsA, b: unitsB },
+    paired,
+    points,
+    matched,
+    ratio,
+    byMetric,
+    uncertainty: null,
+  };
   if (ratio === null) return { ...result, noInterval: 'no point could be paired' };
 
   const nA = replicates(A, over, points, 'a');
   const nB = replicates(B, over, points, 'b');
   if (nA < 2 || nB < 2) return { ...result, noInterval: noIntervalReason(over, A, B, points, nA, nB) };
+  return { ...result, ...bootstrap({ A, B, points, over, nA, nB }, { matched, ratio, byMetric }, options) };
+}
 
+/** What the bootstrap resamples: both sides laid out, the points, and each side's replicates (at least 2). */
+interface Resampled {
+  A: Side;
+  B: Side;
+  points: readonly PointPlan[];
+  over: Over;
+  nA: number;
+  nB: number;
+}
+
+/** Each side's resampled part of the mean signed log ratio over these points (NaN where a point failed). */
+function combinedParts(
+  parts: Float64Array,
+  indices: readonly number[],
+  signs: Float64Array,
+  J: number,
+  iterations: number,
+): Float64Array {
+  const out = new Float64Array(iterations);
+  const chosen = Int32Array.from(indices);
+  for (let i = 0; i < iterations; i++) {
+    let s = 0;
+    for (let k = 0; k < chosen.length; k++) s += signs[chosen[k]!]! * parts[i * J + chosen[k]!]!;
+    out[i] = s / chosen.length;
+  }
+  return out;
+}
+
+/** Each uncertainty that could be computed, with its Holm-corrected p among the others. */
+function holmAdjusted<K>(
+  entries: readonly (readonly [K, Uncertainty | undefined])[],
+): Map<K, Uncertainty & { pHolm: number }> {
+  const adjusted = holm(entries.map(([, u]) => u?.p ?? NaN));
+  const out = new Map<K, Uncertainty & { pHolm: number }>();
+  entries.forEach(([key, u], k) => {
+    if (u !== undefined) out.set(key, { ...u, pHolm: adjusted[k]! });
+  });
+  return out;
+}
+
+/** The intervals of the summary, of each metric and of each point, from resampling both sides. */
+function bootstrap(
+  { A, B, points, over, nA, nB }: Resampled,
+  estimates: ReturnType<typeof pointEstimates> & { ratio: number },
+  options: ModelOptions,
+): Pick<ModelResult, 'uncertainty' | 'noInterval'> {
+  const { matched, ratio, byMetric } = estimates;
   const iterations = options.iterations ?? iterationsFor([A, B], points);
   const seed = options.seed ?? 1;
   const random = prng(seed);
@@ -444,45 +577,39 @@ export function runModel(a: readonly Observation[], b: readonly Observation[], m
   // The bootstrap's variance of a mean of n replicates is (n - 1) / n of the usual estimate's: scaled back.
   const scaleA = nA / (nA - 1);
   const scaleB = nB / (nB - 1);
-  const dfA = nA - 1;
-  const dfB = nB - 1;
-  /** Each side's resampled part of the mean signed log ratio over these points (NaN where a point failed). */
   const signs = Float64Array.from(points, (p) => p.sign);
-  const combined = (parts: Float64Array, indices: readonly number[]) => {
-    const out = new Float64Array(iterations);
-    const chosen = Int32Array.from(indices);
-    for (let i = 0; i < iterations; i++) {
-      let s = 0;
-      for (let k = 0; k < chosen.length; k++) s += signs[chosen[k]!]! * parts[i * J + chosen[k]!]!;
-      out[i] = s / chosen.length;
-    }
-    return out;
-  };
   const uncertaintyOver = (indices: readonly number[], estimate: number) => {
     // One point's resampled parts are read in place (its sign does not change a variance).
-    const spread = (parts: Float64Array) => (indices.length === 1 ? meanVariance(parts, indices[0]!, J, iterations) : meanVariance(combined(parts, indices), 0, 1, iterations));
+    const spread = (parts: Float64Array) =>
+      indices.length === 1
+        ? meanVariance(parts, indices[0]!, J, iterations)
+        : meanVariance(combinedParts(parts, indices, signs, J, iterations), 0, 1, iterations);
     const va = spread(partsA);
     const vb = spread(partsB);
     // Resamples that lost a point (a unit's centre drawn to 0) are too many to trust past a tenth.
     if (va.n < iterations * 0.9 || vb.n < iterations * 0.9) return undefined;
-    return uncertaintyOf(estimate, va.variance * scaleA, vb.variance * scaleB, dfA, dfB);
+    return uncertaintyOf(estimate, va.variance * scaleA, vb.variance * scaleB, nA - 1, nB - 1);
   };
   const summary = uncertaintyOver(matched, Math.log(ratio));
-  const metricEntries = [...byMetric].map(([metric, m]) => [metric, uncertaintyOver(m.indices, Math.log(m.ratio))] as const);
+  const metricEntries = [...byMetric].map(
+    ([metric, m]) => [metric, uncertaintyOver(m.indices, Math.log(m.ratio))] as const,
+  );
   const pointEntries = matched.map((i) => [i, uncertaintyOver([i], Math.log(points[i]!.ratio!))] as const);
-  const adjust = <K>(entries: readonly (readonly [K, Uncertainty | undefined])[]) => {
-    const adjusted = holm(entries.map(([, u]) => u?.p ?? NaN));
-    const out = new Map<K, Uncertainty & { pHolm: number }>();
-    entries.forEach(([key, u], k) => {
-      if (u !== undefined) out.set(key, { ...u, pHolm: adjusted[k]! });
-    });
-    return out;
-  };
   const advice = summary === undefined ? undefined : adviseReplicates(over, summary, nA, nB);
   return {
-    ...result,
-    uncertainty: { over, iterations, seed, summary, byMetric: adjust(metricEntries), byPoint: adjust(pointEntries), advice, replicates: { a: nA, b: nB } },
-    ...(summary === undefined ? { noInterval: 'too many resamples drew a centre of 0 (values at zero in many runs)' } : {}),
+    uncertainty: {
+      over,
+      iterations,
+      seed,
+      summary,
+      byMetric: holmAdjusted(metricEntries),
+      byPoint: holmAdjusted(pointEntries),
+      advice,
+      replicates: { a: nA, b: nB },
+    },
+    ...(summary === undefined
+      ? { noInterval: 'too many resamples drew a centre of 0 (values at zero in many runs)' }
+      : {}),
   };
 }
 
@@ -499,7 +626,9 @@ function noIntervalReason(over: Over, A: Side, B: Side, points: readonly PointPl
     return `no interval: a class comparison resamples devices (A has ${nA < 2 ? `${A.units.length} device${A.units.length === 1 ? '' : 's'}` : `${A.units.length} devices`}, B has ${B.units.length}); each side needs at least 2 devices, or 2 runs of its one device`;
   }
   const sideText = (name: string, n: number, fewUnits: string[], units: number) =>
-    units === 1 ? `${name} has ${runs(n)}` : `${name}'s ${fewUnits.length > 0 ? `${fewUnits.slice(0, 3).join(', ')}${fewUnits.length > 3 ? ` and ${fewUnits.length - 3} more` : ''} ${fewUnits.length === 1 ? 'has' : 'have'} ${runs(n)}` : `devices have ${runs(n)} each at least`}`;
+    units === 1
+      ? `${name} has ${runs(n)}`
+      : `${name}'s ${fewUnits.length > 0 ? `${fewUnits.slice(0, 3).join(', ')}${fewUnits.length > 3 ? ` and ${fewUnits.length - 3} more` : ''} ${fewUnits.length === 1 ? 'has' : 'have'} ${runs(n)}` : `devices have ${runs(n)} each at least`}`;
   return `no interval: it needs at least 2 runs on each side (${sideText('A', nA, fewA, A.units.length)}, ${sideText('B', nB, fewB, B.units.length)}); with one run nothing is known of run-to-run noise`;
 }
 
@@ -508,7 +637,12 @@ function noIntervalReason(over: Over, A: Side, B: Side, points: readonly PointPl
  * RESOLVE difference, scaling the variance seen (1 / n per side): the first n
  * with t(df(n)) x se(n) <= log(RESOLVE). null past 10,000.
  */
-function adviseReplicates(over: Over, summary: Uncertainty, nA: number, nB: number): { per: 'runs' | 'devices'; count: number | null } {
+function adviseReplicates(
+  over: Over,
+  summary: Uncertainty,
+  nA: number,
+  nB: number,
+): { per: 'runs' | 'devices'; count: number | null } {
   const target = Math.log(RESOLVE);
   // Split the variance back into sides as if equal per replicate: var = s2 (1/nA + 1/nB).
   const s2 = (summary.se * summary.se) / (1 / nA + 1 / nB);

@@ -71,7 +71,10 @@ function diskperfSetup(meta: DiskperfSetupSource | undefined): Partial<Observati
   const setup: Record<string, string | number> = { ...(meta.parameters ?? {}) };
   if (meta.fileSizeBytes !== undefined) setup['file size'] = meta.fileSizeBytes;
   if (meta.testType !== undefined) setup['test type'] = meta.testType;
-  return { ...(Object.keys(setup).length > 0 ? { setup } : {}), ...(meta.requestSizes ? { requestSizes: meta.requestSizes } : {}) };
+  return {
+    ...(Object.keys(setup).length > 0 ? { setup } : {}),
+    ...(meta.requestSizes ? { requestSizes: meta.requestSizes } : {}),
+  };
 }
 
 /** A diskperf run as an observation (from a parsed run or a stored one). */
@@ -82,8 +85,19 @@ export function diskperfObservation(
   run: RunFacts & { meta?: DiskperfSetupSource } = {},
 ): Observation {
   const values: Partial<Record<Metric, Map<number, number>>> = {};
-  for (const row of rows) for (const [metric, v] of Object.entries(row.values) as [Metric, number][]) (values[metric] ??= new Map()).set(row.req_size, v);
-  return { runId, device, label: device, format: 'diskperf', platform: 'irix', ...facts(run), ...diskperfSetup(run.meta), values };
+  for (const row of rows)
+    for (const [metric, v] of Object.entries(row.values) as [Metric, number][])
+      (values[metric] ??= new Map()).set(row.req_size, v);
+  return {
+    runId,
+    device,
+    label: device,
+    format: 'diskperf',
+    platform: 'irix',
+    ...facts(run),
+    ...diskperfSetup(run.meta),
+    values,
+  };
 }
 
 /** The same from a table column-wise (as the store packs it): request sizes, and each metric's values by row (undefined: not measured). */
@@ -100,7 +114,16 @@ export function diskperfColumnsObservation(
     for (let i = 0; i < sizes.length; i++) if (column[i] !== undefined) byReqSize.set(sizes[i]!, column[i]!);
     if (byReqSize.size > 0) values[metric] = byReqSize;
   }
-  return { runId, device, label: device, format: 'diskperf', platform: 'irix', ...facts(run), ...diskperfSetup(run.meta), values };
+  return {
+    runId,
+    device,
+    label: device,
+    format: 'diskperf',
+    platform: 'irix',
+    ...facts(run),
+    ...diskperfSetup(run.meta),
+    values,
+  };
 }
 
 /**
@@ -120,7 +143,9 @@ export function iostatObservation(
     values[metric] = s.mean;
     samples = Math.max(samples, s.count);
   }
-  const native = run.native ?? (run.label !== undefined && device.startsWith(`${run.label}/`) ? device.slice(run.label.length + 1) : undefined);
+  const native =
+    run.native ??
+    (run.label !== undefined && device.startsWith(`${run.label}/`) ? device.slice(run.label.length + 1) : undefined);
   return {
     runId,
     device,

@@ -31,7 +31,12 @@ export function prng(seed: number): () => number {
 }
 
 /** Mean and sample variance of the finite entries of `values` at `start + k * stride`. */
-export function meanVariance(values: Float64Array, start: number, stride: number, count: number): { mean: number; variance: number; n: number } {
+export function meanVariance(
+  values: Float64Array,
+  start: number,
+  stride: number,
+  count: number,
+): { mean: number; variance: number; n: number } {
   let n = 0;
   let mean = 0;
   let m2 = 0;
@@ -52,7 +57,10 @@ export function meanVariance(values: Float64Array, start: number, stride: number
  * many are shown. NaN entries stay NaN and do not count.
  */
 export function holm(pValues: readonly number[]): number[] {
-  const order = pValues.map((p, i) => [p, i] as const).filter(([p]) => !Number.isNaN(p)).sort((x, y) => x[0] - y[0]);
+  const order = pValues
+    .map((p, i) => [p, i] as const)
+    .filter(([p]) => !Number.isNaN(p))
+    .sort((x, y) => x[0] - y[0]);
   const out = pValues.map(() => NaN);
   let running = 0;
   order.forEach(([p, i], k) => {

@@ -8,8 +8,8 @@
 
 /** ln Γ(x) for x > 0: Lanczos' approximation (g = 7, 9 terms), ~15 significant digits. */
 const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
-  9.9843695780195716e-6, 1.5056327351493116e-7,
+  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
 ];
 
 export function logGamma(x: number): number {
@@ -69,7 +69,12 @@ export function tCdf(t: number, df: number): number {
 
 /** The density of T at t. */
 function tDensity(t: number, df: number): number {
-  return Math.exp(logGamma((df + 1) / 2) - logGamma(df / 2) - 0.5 * Math.log(df * Math.PI) - ((df + 1) / 2) * Math.log1p((t * t) / df));
+  return Math.exp(
+    logGamma((df + 1) / 2) -
+      logGamma(df / 2) -
+      0.5 * Math.log(df * Math.PI) -
+      ((df + 1) / 2) * Math.log1p((t * t) / df),
+  );
 }
 
 /** The t with P(T <= t) = p: Newton's steps on the CDF, kept inside a bracket (bisection where a step leaves it). */

@@ -4,13 +4,14 @@
  * so a long log is written while it is still being read.
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { sleep as wait, untilProcessed } from './retry.ts';
 
-type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
+type WriteRequest =
+  { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
 
 export const BATCH_SIZE = 25;
-/** Requests in flight: a long log is written at several times the speed of one call at a time. */
+/** Requests in flight: a long log is written without waiting on each call in turn. */
 export const WRITE_CONCURRENCY = 4;
-const MAX_ATTEMPTS = 8;
 
 export class BatchWriter {
   private queue: WriteRequest[] = [];
@@ -20,7 +21,7 @@ export class BatchWriter {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    private readonly sleep: (ms: number) => Promise<void> = wait,
     /** BatchWriteItem calls in flight at once. */
     private readonly concurrency = WRITE_CONCURRENCY,
   ) {}
@@ -45,7 +46,8 @@ export class BatchWriter {
   /** Write full groups only, when enough are queued (called while parsing). */
   async flushFull(threshold = BATCH_SIZE * this.concurrency * 2): Promise<void> {
     if (this.queue.length < threshold) return;
-    while (this.queue.length >= BATCH_SIZE * this.concurrency) await this.writeRound(takeRound(this.queue, this.concurrency));
+    while (this.queue.length >= BATCH_SIZE * this.concurrency)
+      await this.writeRound(takeRound(this.queue, this.concurrency));
   }
 
   /** Groups of one round go out together: no key appears twice in a round, so order within a key holds. */
@@ -58,16 +60,13 @@ export class BatchWriter {
   }
 
   private async writeGroup(group: WriteRequest[]): Promise<void> {
-    let requests = group;
-    for (let attempt = 1; requests.length > 0; attempt++) {
+    const send = async (requests: WriteRequest[]) => {
       const result = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
       const unprocessed = (result.UnprocessedItems?.[this.tableName] ?? []) as WriteRequest[];
       this.written += requests.length - unprocessed.length;
-      requests = unprocessed;
-      if (requests.length === 0) return;
-      if (attempt >= MAX_ATTEMPTS) throw new Error(`DynamoDB left ${requests.length} items unprocessed after ${MAX_ATTEMPTS} attempts (throttled)`);
-      await this.sleep(Math.min(2000, 25 * 2 ** attempt) * (0.5 + Math.random()));
-    }
+      return unprocessed;
+    };
+    await untilProcessed(group, send, 'items', this.sleep);
   }
 }
 

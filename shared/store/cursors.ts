@@ -38,7 +38,10 @@ function digest(name: ListingName, query: ListingQuery): string {
   const filters = Object.keys(query)
     .sort()
     .map((key) => [key, query[key] ?? null]);
-  return createHash('sha256').update(JSON.stringify([name, filters])).digest('base64url').slice(0, 12);
+  return createHash('sha256')
+    .update(JSON.stringify([name, filters]))
+    .digest('base64url')
+    .slice(0, 12);
 }
 
 export function encodeCursor(name: ListingName, query: ListingQuery, position: unknown): string {
@@ -51,20 +54,41 @@ export function encodeCursor(name: ListingName, query: ListingQuery, position: u
  * position's shape and returns it typed (undefined: not a position of this
  * listing). Anything else is a CursorError.
  */
-export function decodeCursor<P>(name: ListingName, query: ListingQuery, text: string, read: (position: unknown) => P | undefined): P {
+export function decodeCursor<P>(
+  name: ListingName,
+  query: ListingQuery,
+  text: string,
+  read: (position: unknown) => P | undefined,
+): P {
   const body = text.length <= MAX_CURSOR_LENGTH && URL_SAFE.test(text) ? parseBody(text) : undefined;
-  if (body === undefined) throw new CursorError('not a cursor: pass the next value of an answer as it came, or leave next out to start from the beginning');
-  if (body.l !== name) throw new CursorError(`a cursor of GET /${body.l}, not of GET /${name}: pass the next value of this listing's answer`);
-  if (body.q !== digest(name, query)) throw new CursorError('a cursor of this listing asked with other filters: ask with the same ones as the page it came from, or leave next out to start from the beginning');
+  if (body === undefined)
+    throw new CursorError(
+      'not a cursor: pass the next value of an answer as it came, or leave next out to start from the beginning',
+    );
+  if (body.l !== name)
+    throw new CursorError(
+      `a cursor of GET /${body.l}, not of GET /${name}: pass the next value of this listing's answer`,
+    );
+  if (body.q !== digest(name, query))
+    throw new CursorError(
+      'a cursor of this listing asked with other filters: ask with the same ones as the page it came from, or leave next out to start from the beginning',
+    );
   const position = read(body.p);
-  if (position === undefined) throw new CursorError('not a cursor of this listing: pass the next value of an answer as it came, or leave next out to start from the beginning');
+  if (position === undefined)
+    throw new CursorError(
+      'not a cursor of this listing: pass the next value of an answer as it came, or leave next out to start from the beginning',
+    );
   return position;
 }
 
 function parseBody(text: string): CursorBody | undefined {
   try {
     const body = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<CursorBody> | null;
-    const named = body !== null && typeof body === 'object' && (body.l === 'devices' || body.l === 'runs' || body.l === 'uploads') && typeof body.q === 'string';
+    const named =
+      body !== null &&
+      typeof body === 'object' &&
+      (body.l === 'devices' || body.l === 'runs' || body.l === 'uploads') &&
+      typeof body.q === 'string';
     return named ? (body as CursorBody) : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,6 @@
 /**
- * Item keys of the single table (schema in ../table.ts). Every key is built here.
+ * Item keys of the single table (schema in ../table.ts). Every key is built here,
+ * and no other file holds key text (test/shared/store/key-text.test.ts checks).
  *
  *   pk                         sk                     what
  *   UPLOAD#<bucket>/<key>      VERSION#<version>      an upload record (one per object version)
@@ -22,38 +23,39 @@
  * TAG#<key>=<value>, gsi3sk <time>#<runId>) holds the TAG items of runs.
  */
 import { createHash } from 'node:crypto';
+import { KEY_SEPARATOR } from '../labels.ts';
+import { RUN_ID_HEX_DIGITS } from '../model.ts';
+
+export { KEY_SEPARATOR };
 
 export const CHUNK_SAMPLES = 250;
 
-/**
- * Separates the parts of every key below. Labels, tags and device patterns never
- * hold it (shared/labels.ts), so a value from a user can only ever be the last
- * part of a key whose prefix the code chose, never a prefix of its own.
- */
-export const KEY_SEPARATOR = '#';
+/** Every key is its parts joined by the separator labels.ts reserves: no label can hold it. */
+const key = (...parts: string[]) => parts.join(KEY_SEPARATOR);
 
-export const uploadPk = (bucket: string, key: string) => `UPLOAD#${bucket}/${key}`;
-export const uploadSk = (version: string) => `VERSION#${version}`;
-export const objectPk = (bucket: string, key: string) => `OBJECT#${bucket}/${key}`;
+export const uploadPk = (bucket: string, object: string) => key('UPLOAD', `${bucket}/${object}`);
+export const uploadSk = (version: string) => key('VERSION', version);
+export const objectPk = (bucket: string, object: string) => key('OBJECT', `${bucket}/${object}`);
 export const OBJECT_SK = 'CURRENT';
-export const runPk = (runId: string) => `RUN#${runId}`;
+export const runPk = (runId: string) => key('RUN', runId);
 export const RUN_META_SK = 'META';
-export const seriesSk = (native: string) => `SERIES#${native}`;
-export const chunkSk = (native: string, chunk: number) => `CHUNK#${native}#${String(chunk).padStart(5, '0')}`;
+export const seriesSk = (native: string) => key('SERIES', native);
+export const chunkSk = (native: string, chunk: number) => key('CHUNK', native, String(chunk).padStart(5, '0'));
 export const DEVICES_PK = 'DEVICES';
-export const devicePk = (label: string) => `DEVICE#${label}`;
-export const deviceSk = (time: string, runId: string) => `${time}#${runId}`;
+export const devicePk = (label: string) => key('DEVICE', label);
+export const deviceSk = (time: string, runId: string) => key(time, runId);
 /** A TAG item's sort key and its byTag partition: tag keys and values never hold `=` (labels.ts parseTags). */
-export const tagKey = (key: string, value: string) => `TAG#${key}=${value}`;
-export const statusPk = (status: string) => `STATUS#${status}`;
+export const tagKey = (name: string, value: string) => key('TAG', `${name}=${value}`);
+export const statusPk = (status: string) => key('STATUS', status);
 /** The byStatus partition of records that are no longer their key's current state. */
-export const pastStatusPk = (status: string) => `STATUS#${status}#PAST`;
+export const pastStatusPk = (status: string) => key('STATUS', status, 'PAST');
 /** One item per table upgrade done (migrations.ts), so a start on an upgraded table skips its scan. */
 export const MIGRATIONS_PK = 'MIGRATION';
-export const migrationSk = (name: string) => `DONE#${name}`;
+export const migrationSk = (name: string) => key('DONE', name);
 /** DynamoDB's limit on a sort key value, index keys included (UTF-8 bytes). */
 export const MAX_SORT_KEY_BYTES = 1024;
-export const statusSk = (updatedAt: string, bucket: string, key: string, version: string) => boundedSortKey(`${updatedAt}#${bucket}/${key}#${version}`);
+export const statusSk = (updatedAt: string, bucket: string, object: string, version: string) =>
+  boundedSortKey(key(updatedAt, `${bucket}/${object}`, version));
 
 /**
  * A sort key cut to MAX_SORT_KEY_BYTES: an S3 key alone may take 1,024 bytes.
@@ -73,7 +75,7 @@ export function boundedSortKey(text: string): string {
     cut += char;
     bytes += size;
   }
-  return `${cut}#${hash}`;
+  return key(cut, hash);
 }
 
 /**
@@ -81,7 +83,7 @@ export function boundedSortKey(text: string): string {
  * replayed event rewrites the same items instead of adding new ones.
  */
 export function runId(bucket: string, key: string, version: string, index: number): string {
-  return `r${createHash('sha256').update(`${bucket}\0${key}\0${version}\0${index}`).digest('hex').slice(0, 24)}`;
+  return `r${createHash('sha256').update(`${bucket}\0${key}\0${version}\0${index}`).digest('hex').slice(0, RUN_ID_HEX_DIGITS)}`;
 }
 
 /** The ids of a version's runs: they are numbered 0..count-1, so the count is all a pointer keeps. */

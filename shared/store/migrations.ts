@@ -6,7 +6,8 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import { devicePk, deviceSk, MIGRATIONS_PK, migrationSk, RUN_META_SK } from './keys.ts';
 import { isConditionFailure, type Store } from './store.ts';
-import { deviceItem, packSeriesMeans, type StoredSeries } from './records.ts';
+import { deviceItem, type StoredSeries } from './items.ts';
+import { packSeriesMeans } from './packing.ts';
 import { settleVersions } from './uploads.ts';
 
 /**
@@ -19,7 +20,8 @@ import { settleVersions } from './uploads.ts';
 export async function indexIostatRunsByLabel(store: Store): Promise<number> {
   let indexed = 0;
   const pages = scanPages<Record<string, unknown>>(store, {
-    FilterExpression: 'sk = :meta AND #format = :iostat AND (attribute_not_exists(gsi1pk) OR (attribute_exists(#series) AND attribute_not_exists(seriesMeans)))',
+    FilterExpression:
+      'sk = :meta AND #format = :iostat AND (attribute_not_exists(gsi1pk) OR (attribute_exists(#series) AND attribute_not_exists(seriesMeans)))',
     ExpressionAttributeNames: { '#format': 'format', '#label': 'label', '#time': 'time', '#series': 'series' },
     ExpressionAttributeValues: { ':meta': RUN_META_SK, ':iostat': 'iostat' },
     ProjectionExpression: 'pk, sk, runId, #label, #time, #series',
@@ -27,22 +29,28 @@ export async function indexIostatRunsByLabel(store: Store): Promise<number> {
   for await (const page of pages) {
     for (const item of page) {
       const series = item['series'] as StoredSeries[] | undefined;
-      await store.db.send(
-        new UpdateCommand({
-          TableName: store.tableName,
-          Key: { pk: item['pk'], sk: item['sk'] },
-          UpdateExpression: `SET gsi1pk = :pk, gsi1sk = :sk${series ? ', seriesMeans = :means' : ''}`,
-          // A run deleted meanwhile stays deleted.
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: {
-            ':pk': devicePk(item['label'] as string),
-            ':sk': deviceSk(item['time'] as string, item['runId'] as string),
-            ...(series ? { ':means': packSeriesMeans(series) } : {}),
-          },
-        }),
-      ).catch(ignoreConditionFailure);
+      await store.db
+        .send(
+          new UpdateCommand({
+            TableName: store.tableName,
+            Key: { pk: item['pk'], sk: item['sk'] },
+            UpdateExpression: `SET gsi1pk = :pk, gsi1sk = :sk${series ? ', seriesMeans = :means' : ''}`,
+            // A run deleted meanwhile stays deleted.
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: {
+              ':pk': devicePk(item['label'] as string),
+              ':sk': deviceSk(item['time'] as string, item['runId'] as string),
+              ...(series ? { ':means': packSeriesMeans(series) } : {}),
+            },
+          }),
+        )
+        .catch(ignoreConditionFailure);
       const label = deviceItem(item['label'] as string, 'iostat', item['time'] as string, item['runId'] as string);
-      await store.db.send(new PutCommand({ TableName: store.tableName, Item: label, ConditionExpression: 'attribute_not_exists(pk)' })).catch(ignoreConditionFailure);
+      await store.db
+        .send(
+          new PutCommand({ TableName: store.tableName, Item: label, ConditionExpression: 'attribute_not_exists(pk)' }),
+        )
+        .catch(ignoreConditionFailure);
       indexed++;
     }
   }
@@ -50,10 +58,15 @@ export async function indexIostatRunsByLabel(store: Store): Promise<number> {
 }
 
 /** A Scan's pages, one at a time. Here and not in store.ts: only the lab's table upgrades scan, no function does. */
-async function* scanPages<T>(store: Store, input: Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey'>): AsyncGenerator<T[]> {
+async function* scanPages<T>(
+  store: Store,
+  input: Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): AsyncGenerator<T[]> {
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await store.db.send(new ScanCommand({ ...input, TableName: store.tableName, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    const page = await store.db.send(
+      new ScanCommand({ ...input, TableName: store.tableName, ...(start ? { ExclusiveStartKey: start } : {}) }),
+    );
     yield (page.Items ?? []) as T[];
     start = page.LastEvaluatedKey;
   } while (start);
@@ -86,6 +99,8 @@ export async function settleUploadStates(store: Store, now: string): Promise<num
   });
   for await (const page of pages) for (const { bucket, key } of page) keys.set(`${bucket}/${key}`, { bucket, key });
   for (const { bucket, key } of keys.values()) await settleVersions(store, bucket, key, now);
-  await store.db.send(new PutCommand({ TableName: store.tableName, Item: { ...marker, type: 'migration', doneAt: now } }));
+  await store.db.send(
+    new PutCommand({ TableName: store.tableName, Item: { ...marker, type: 'migration', doneAt: now } }),
+  );
   return keys.size;
 }

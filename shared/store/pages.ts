@@ -1,6 +1,6 @@
 /**
  * How large a page of a listing is (GET /devices, /runs, /uploads), defined
- * once: shared/api.ts takes them into the contract, listings.ts fills pages by
+ * once: shared/api.ts takes them into the contract, shared/listings/ fills pages by
  * them, and the report page asks for the largest. No imports: the report page's
  * bundle takes this file as it is.
  */

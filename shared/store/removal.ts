@@ -12,10 +12,10 @@
  * would leave their labels listed for good, as no later step could find them.
  */
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { INDEXES } from '../table.ts';
+import { INDEXES } from './table.ts';
 import { BatchWriter } from './batch.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK } from './keys.ts';
-import { changeStamp } from './records.ts';
+import { changeStamp } from './items.ts';
 import { isConditionFailure, mapLimit, queryPages, type Store } from './store.ts';
 
 /** Items of a run read and removed per step of work. */
@@ -39,7 +39,12 @@ export interface Removal {
 }
 
 /** Remove every item of these runs, or as much as the deadline allows. */
-export async function deleteRuns(store: Store, runIds: readonly string[], at: string, deadline: Deadline = NO_DEADLINE): Promise<Removal> {
+export async function deleteRuns(
+  store: Store,
+  runIds: readonly string[],
+  at: string,
+  deadline: Deadline = NO_DEADLINE,
+): Promise<Removal> {
   const leaving = new Set(runIds);
   let removed = 0;
   for (const [i, id] of runIds.entries()) {
@@ -51,9 +56,22 @@ export async function deleteRuns(store: Store, runIds: readonly string[], at: st
   return { removed, done: true };
 }
 
-async function deleteRun(store: Store, runId: string, leaving: ReadonlySet<string>, at: string, deadline: Deadline): Promise<Removal> {
+async function deleteRun(
+  store: Store,
+  runId: string,
+  leaving: ReadonlySet<string>,
+  at: string,
+  deadline: Deadline,
+): Promise<Removal> {
   const writer = new BatchWriter(store.db, store.tableName);
-  const meta = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: runPk(runId), sk: RUN_META_SK }, ProjectionExpression: 'pk, sk, gsi1pk', ConsistentRead: true }));
+  const meta = await store.db.send(
+    new GetCommand({
+      TableName: store.tableName,
+      Key: { pk: runPk(runId), sk: RUN_META_SK },
+      ProjectionExpression: 'pk, sk, gsi1pk',
+      ConsistentRead: true,
+    }),
+  );
   if (meta.Item !== undefined) {
     const labels = labelsOf([meta.Item]);
     await mapLimit(labels, LABEL_CONCURRENCY, (label) => forgetLabelIfUnused(store, label, leaving));
@@ -131,7 +149,12 @@ async function forgetLabelIfUnused(store: Store, label: string, leaving: Readonl
   try {
     // Unless an upload saw the label again meanwhile.
     await store.db.send(
-      new DeleteCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label }, ConditionExpression: 'lastSeen = :seen', ExpressionAttributeValues: { ':seen': seen } }),
+      new DeleteCommand({
+        TableName: store.tableName,
+        Key: { pk: DEVICES_PK, sk: label },
+        ConditionExpression: 'lastSeen = :seen',
+        ExpressionAttributeValues: { ':seen': seen },
+      }),
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;

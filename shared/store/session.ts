@@ -1,23 +1,15 @@
 /**
- * What every read of the store is made of: the bounded Query and BatchGet
- * helpers, the projections the readers ask for, and ReadSession, the reads of
- * one request remembered. The readers themselves are read.ts (selectors, runs by
- * id, label stamps) and listings.ts (the paged listings of the API).
+ * ReadSession, the reads of one request remembered (a run or a label both sides
+ * of a comparison read is read once), and what readers read of each item: the
+ * projections and the item parts they give. The readers are the use cases
+ * (shared/compare/, shared/listings/); reads.ts holds the store's other reads.
  */
-import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { DiskperfSetupSource } from '../comparison/observations.ts';
-import type { Format } from '../model.ts';
-import { INDEXES } from '../table.ts';
-import { devicePk, DEVICES_PK, runPk, RUN_META_SK, seriesSk } from './keys.ts';
-import type { DiskperfRunItem, IostatRunItem, ObjectRef, RunItem, SeriesItem, TagItem } from './records.ts';
-import { mapLimit, queryPages } from './store.ts';
-
-export { mapLimit };
-
-export interface ReadStore {
-  db: DynamoDBDocumentClient;
-  tableName: string;
-}
+import type { DiskperfMeta, Format } from '../model.ts';
+import { INDEXES } from './table.ts';
+import { devicePk, DEVICES_PK } from './keys.ts';
+import type { DiskperfRunItem, IostatRunItem, ObjectRef, RunItem, SeriesItem, TagItem } from './items.ts';
+import { batchGetMetas, projection, queryItems } from './queries.ts';
+import type { ReadStore } from './store.ts';
 
 /** Device labels one selector may read (the DEVICES entries it lists, or the labels it reads). */
 export const MAX_LABELS = 1000;
@@ -25,8 +17,6 @@ export const MAX_LABELS = 1000;
 export const MAX_CANDIDATES = 10_000;
 /** Reads in flight at once for one request (byDevice queries, series reads). */
 export const CONCURRENCY = 8;
-const BATCH_GET_SIZE = 100;
-const MAX_BATCH_ATTEMPTS = 8;
 
 /** What a byDevice entry is: a run's META (diskperf, or iostat under its upload's label) or an iostat series. */
 export type IndexedItem = DiskperfRunItem | IostatRunItem | SeriesItem;
@@ -36,7 +26,7 @@ export type IndexedItem = DiskperfRunItem | IostatRunItem | SeriesItem;
  * comparability warnings compare it), not the machine, dates and unknown fields.
  */
 const SETUP_ATTRIBUTES = ['meta.parameters', 'meta.fileSizeBytes', 'meta.testType', 'meta.requestSizes'] as const;
-export type StoredSetup = { meta?: DiskperfSetupSource };
+export type StoredSetup = { meta?: Pick<DiskperfMeta, 'parameters' | 'fileSizeBytes' | 'testType' | 'requestSizes'> };
 
 /**
  * What a selector reads of a byDevice entry: what builds its observation and
@@ -45,35 +35,84 @@ export type StoredSetup = { meta?: DiskperfSetupSource };
  * parsing smaller. One projection whatever the terms: a label both sides read
  * is read once.
  */
-export const CANDIDATE_ATTRIBUTES = ['type', 'format', 'runId', 'label', 'device', 'native', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'seriesMeans', 'seriesCount', 'reports', 'summary', ...SETUP_ATTRIBUTES];
-export type DiskperfCandidate = Pick<DiskperfRunItem, 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'> & StoredSetup;
-export type IostatRunCandidate = Pick<IostatRunItem, 'type' | 'format' | 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'seriesMeans' | 'seriesCount' | 'reports'>;
-export type CandidateItem = (DiskperfCandidate & Pick<DiskperfRunItem, 'type' | 'format'>) | IostatRunCandidate | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'native' | 'host' | 'tags' | 'summary'>;
+export const CANDIDATE_ATTRIBUTES = [
+  'type',
+  'format',
+  'runId',
+  'label',
+  'device',
+  'native',
+  'platform',
+  'host',
+  'tags',
+  'context',
+  'packedRows',
+  'rows',
+  'seriesMeans',
+  'seriesCount',
+  'reports',
+  'summary',
+  ...SETUP_ATTRIBUTES,
+];
+export type DiskperfCandidate = Pick<
+  DiskperfRunItem,
+  'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'
+> &
+  StoredSetup;
+export type IostatRunCandidate = Pick<
+  IostatRunItem,
+  | 'type'
+  | 'format'
+  | 'runId'
+  | 'label'
+  | 'platform'
+  | 'host'
+  | 'tags'
+  | 'context'
+  | 'seriesMeans'
+  | 'seriesCount'
+  | 'reports'
+>;
+export type CandidateItem =
+  | (DiskperfCandidate & Pick<DiskperfRunItem, 'type' | 'format'>)
+  | IostatRunCandidate
+  | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'native' | 'host' | 'tags' | 'summary'>;
 
 /** What a selector reads of a run's META found by id or tag: matching, the observation, and an iostat run's series. */
-export const RUN_CANDIDATE_ATTRIBUTES = ['runId', 'format', 'label', 'platform', 'host', 'tags', 'context', 'packedRows', 'rows', 'seriesMeans', 'seriesCount', 'reports', ...SETUP_ATTRIBUTES] as const;
+export const RUN_CANDIDATE_ATTRIBUTES = [
+  'runId',
+  'format',
+  'label',
+  'platform',
+  'host',
+  'tags',
+  'context',
+  'packedRows',
+  'rows',
+  'seriesMeans',
+  'seriesCount',
+  'reports',
+  ...SETUP_ATTRIBUTES,
+] as const;
 export type RunCandidate =
   | (DiskperfCandidate & Pick<DiskperfRunItem, 'format'>)
-  | Pick<IostatRunItem, 'runId' | 'format' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'seriesMeans' | 'seriesCount' | 'reports'>;
+  | Pick<
+      IostatRunItem,
+      | 'runId'
+      | 'format'
+      | 'label'
+      | 'platform'
+      | 'host'
+      | 'tags'
+      | 'context'
+      | 'seriesMeans'
+      | 'seriesCount'
+      | 'reports'
+    >;
 
 /** What a selector reads of a byTag entry: what it can check before the run is read. */
 export const TAG_ENTRY_ATTRIBUTES = ['runId', 'format', 'label', 'host', 'tags'] as const;
 export type TagEntry = Pick<TagItem, (typeof TAG_ENTRY_ATTRIBUTES)[number]>;
-
-/**
- * A ProjectionExpression of these attributes, or nested ones (`meta.parameters`),
- * every name aliased (some are reserved words: `meta.parameters` is `#p0.#p1`).
- */
-export function projection(paths: readonly string[]): { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } {
-  const aliases = new Map<string, string>();
-  const alias = (name: string) => {
-    let a = aliases.get(name);
-    if (a === undefined) aliases.set(name, (a = `#p${aliases.size}`));
-    return a;
-  };
-  const ProjectionExpression = paths.map((path) => path.split('.').map(alias).join('.')).join(', ');
-  return { ProjectionExpression, ExpressionAttributeNames: Object.fromEntries([...aliases].map(([name, a]) => [a, name])) };
-}
 
 /** The part of a run's META the readers need beside an iostat series. */
 export interface RunHead {
@@ -93,54 +132,21 @@ export interface RunHead {
   reports?: number;
 }
 
-export const HEAD_ATTRIBUTES = ['runId', 'format', 'platform', 'label', 'name', 'host', 'tags', 'context', 'source', 'time', 'from', 'to', 'reports'] as const;
-
-// ---------------------------------------------------------------- low level
-
-/** Every page of a query, or the first `max` items (more pages are read only while needed), from `start` on. */
-export async function queryItems<T>(store: ReadStore, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, max = Infinity, from?: Record<string, unknown>): Promise<T[]> {
-  const items: T[] = [];
-  for await (const page of queryPages<T>(store, input, from)) {
-    items.push(...page);
-    if (items.length >= max) break;
-  }
-  return items.length > max ? items.slice(0, max) : items;
-}
-
-/** Items by key, these attributes of each (a key with no item is left out), in BatchGets of 100 with UnprocessedKeys retried. */
-export async function batchGetItems<T>(
-  store: ReadStore,
-  keys: readonly { pk: string; sk: string }[],
-  attributes: readonly string[],
-  options: { consistent?: boolean } = {},
-): Promise<T[]> {
-  const out: T[] = [];
-  const { ProjectionExpression, ExpressionAttributeNames } = projection(attributes);
-  for (let i = 0; i < keys.length; i += BATCH_GET_SIZE) {
-    let batch: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_SIZE);
-    for (let attempt = 1; batch.length > 0; attempt++) {
-      const request = { Keys: batch, ProjectionExpression, ExpressionAttributeNames, ...(options.consistent ? { ConsistentRead: true } : {}) };
-      const result = await store.db.send(new BatchGetCommand({ RequestItems: { [store.tableName]: request } }));
-      out.push(...((result.Responses?.[store.tableName] ?? []) as T[]));
-      batch = (result.UnprocessedKeys?.[store.tableName]?.Keys ?? []) as Record<string, unknown>[];
-      if (batch.length === 0) break;
-      if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${batch.length} keys unprocessed after ${MAX_BATCH_ATTEMPTS} attempts (throttled)`);
-      await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt) * (0.5 + Math.random())));
-    }
-  }
-  return out;
-}
-
-/** Run METAs by id, these attributes of each (absent: no META, so no complete run). */
-export async function batchGetMetas<T extends { runId: string }>(store: ReadStore, runIds: readonly string[], attributes: readonly string[]): Promise<Map<string, T>> {
-  const items = await batchGetItems<T>(store, runIds.map((id) => ({ pk: runPk(id), sk: RUN_META_SK })), attributes);
-  return new Map(items.map((item) => [item.runId, item]));
-}
-
-/** The SERIES items of an iostat run, at most `max`. */
-export function seriesItems(store: ReadStore, runId: string, max: number): Promise<SeriesItem[]> {
-  return queryItems<SeriesItem>(store, { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)', ExpressionAttributeValues: { ':pk': runPk(runId), ':series': seriesSk('') } }, max);
-}
+export const HEAD_ATTRIBUTES = [
+  'runId',
+  'format',
+  'platform',
+  'label',
+  'name',
+  'host',
+  'tags',
+  'context',
+  'source',
+  'time',
+  'from',
+  'to',
+  'reports',
+] as const;
 
 /**
  * The reads of one request, remembered: a run or a label both sides of a
@@ -166,7 +172,11 @@ export class ReadSession {
     if (list === undefined) {
       const wider = [...this.labelLists].find(([listed]) => prefix.startsWith(listed));
       list = wider
-        ? wider[1].then((w) => (w.complete ? { labels: w.labels.filter((label) => label.startsWith(prefix)), complete: true } : listLabels(this.store, prefix)))
+        ? wider[1].then((w) =>
+            w.complete
+              ? { labels: w.labels.filter((label) => label.startsWith(prefix)), complete: true }
+              : listLabels(this.store, prefix),
+          )
         : listLabels(this.store, prefix);
       this.labelLists.set(prefix, list);
     }
@@ -179,7 +189,13 @@ export class ReadSession {
     if (items === undefined) {
       items = queryItems<CandidateItem>(
         this.store,
-        { IndexName: INDEXES.byDevice.name, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': devicePk(label) }, ...projection(CANDIDATE_ATTRIBUTES), ScanIndexForward: false },
+        {
+          IndexName: INDEXES.byDevice.name,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': devicePk(label) },
+          ...projection(CANDIDATE_ATTRIBUTES),
+          ScanIndexForward: false,
+        },
         MAX_CANDIDATES + 1,
       );
       this.byDevice.set(label, items);
@@ -197,7 +213,11 @@ export class ReadSession {
     return this.metas(this.candidates, runIds, RUN_CANDIDATE_ATTRIBUTES);
   }
 
-  private async metas<T extends { runId: string }>(cache: Map<string, Promise<T | undefined>>, runIds: Iterable<string>, attributes: readonly string[]): Promise<Map<string, T>> {
+  private async metas<T extends { runId: string }>(
+    cache: Map<string, Promise<T | undefined>>,
+    runIds: Iterable<string>,
+    attributes: readonly string[],
+  ): Promise<Map<string, T>> {
     const wanted = [...new Set(runIds)];
     const missing = wanted.filter((id) => !cache.has(id));
     if (missing.length > 0) {

@@ -9,14 +9,23 @@ export interface Store {
 
 /** A conditional write whose condition did not hold (the SDK's class, or its name from a bundled copy). */
 export function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException';
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error as { name?: string })?.name === 'ConditionalCheckFailedException'
+  );
 }
 
 /** A Query's pages, one at a time: a caller that has seen enough stops asking. */
-export async function* queryPages<T>(store: Store, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, from?: Record<string, unknown>): AsyncGenerator<T[]> {
+export async function* queryPages<T>(
+  store: Store,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  from?: Record<string, unknown>,
+): AsyncGenerator<T[]> {
   let start = from;
   do {
-    const page = await store.db.send(new QueryCommand({ ...input, TableName: store.tableName, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    const page = await store.db.send(
+      new QueryCommand({ ...input, TableName: store.tableName, ...(start ? { ExclusiveStartKey: start } : {}) }),
+    );
     yield (page.Items ?? []) as T[];
     start = page.LastEvaluatedKey;
   } while (start);
@@ -41,3 +50,6 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
+
+/** What the readers need of the store: the same table and client. */
+export type ReadStore = Store;

@@ -13,7 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { isConditionFailure, queryPages, type Store } from './store.ts';
 import { pastStatusPk, sortableSequencer, statusSk, uploadPk, uploadSk } from './keys.ts';
 import { currentObject, type CurrentObject } from './objects.ts';
-import { statusPartition, uploadRecord, type ObjectRef, type UploadRecord, type UploadStatus } from './records.ts';
+import { statusPartition, uploadRecord, type ObjectRef, type UploadRecord } from './items.ts';
+import type { UploadStatus } from '../upload-status.ts';
 
 /** A delivery's hold on a `processing` version: ended by another, it can no longer write. */
 export interface Claim {
@@ -37,7 +38,9 @@ export class ClaimLost extends Error {
     key: string,
     readonly ended: boolean,
   ) {
-    super(`${key}: this version was ${ended ? 'ended by another step' : 'taken up by another delivery'} while it was being ingested`);
+    super(
+      `${key}: this version was ${ended ? 'ended by another step' : 'taken up by another delivery'} while it was being ingested`,
+    );
   }
 }
 
@@ -48,12 +51,24 @@ export class ClaimLost extends Error {
  */
 async function claimLost(store: Store, object: ObjectRef): Promise<ClaimLost> {
   const now = await getUpload(store, object.bucket, object.key, object.version);
-  const keptByAnother = now?.status === 'ready' ? now.runCount > 0 : now?.status === 'processing' && !now.claim?.startsWith(ENDING);
+  const keptByAnother =
+    now?.status === 'ready' ? now.runCount > 0 : now?.status === 'processing' && !now.claim?.startsWith(ENDING);
   return new ClaimLost(object.key, !keptByAnother);
 }
 
-export async function getUpload(store: Store, bucket: string, key: string, version: string): Promise<UploadRecord | undefined> {
-  const result = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: uploadPk(bucket, key), sk: uploadSk(version) }, ConsistentRead: true }));
+export async function getUpload(
+  store: Store,
+  bucket: string,
+  key: string,
+  version: string,
+): Promise<UploadRecord | undefined> {
+  const result = await store.db.send(
+    new GetCommand({
+      TableName: store.tableName,
+      Key: { pk: uploadPk(bucket, key), sk: uploadSk(version) },
+      ConsistentRead: true,
+    }),
+  );
   return result.Item as UploadRecord | undefined;
 }
 
@@ -66,10 +81,16 @@ export async function getUpload(store: Store, bucket: string, key: string, versi
  */
 export async function claimUpload(store: Store, object: ObjectRef, now: string): Promise<Claim | undefined> {
   const existing = await getUpload(store, object.bucket, object.key, object.version);
-  if (existing !== undefined && (existing.status !== 'processing' || existing.claim?.startsWith(ENDING))) return undefined;
+  if (existing !== undefined && (existing.status !== 'processing' || existing.claim?.startsWith(ENDING)))
+    return undefined;
   const token = randomUUID();
   const startedRuns = existing?.startedRuns ?? 0;
-  const record = uploadRecord(object, 'processing', { claim: token, startedRuns, createdAt: existing?.createdAt ?? now }, now);
+  const record = uploadRecord(
+    object,
+    'processing',
+    { claim: token, startedRuns, createdAt: existing?.createdAt ?? now },
+    now,
+  );
   try {
     await store.db.send(
       new PutCommand({
@@ -78,8 +99,16 @@ export async function claimUpload(store: Store, object: ObjectRef, now: string):
         ...(existing === undefined
           ? { ConditionExpression: 'attribute_not_exists(pk)' }
           : existing.claim === undefined
-            ? { ConditionExpression: '#status = :processing AND attribute_not_exists(claim)', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':processing': 'processing' } }
-            : { ConditionExpression: '#status = :processing AND claim = :claim', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':processing': 'processing', ':claim': existing.claim } }),
+            ? {
+                ConditionExpression: '#status = :processing AND attribute_not_exists(claim)',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':processing': 'processing' },
+              }
+            : {
+                ConditionExpression: '#status = :processing AND claim = :claim',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':processing': 'processing', ':claim': existing.claim },
+              }),
       }),
     );
     return { object, token, startedRuns };
@@ -102,7 +131,12 @@ async function heldBy(store: Store, object: ObjectRef, token: string, status?: U
 }
 
 /** SET `update` on the record this claim holds; false when the claim no longer holds. */
-async function updateHeld(store: Store, claim: Claim, update: string, values: Record<string, unknown>): Promise<boolean> {
+async function updateHeld(
+  store: Store,
+  claim: Claim,
+  update: string,
+  values: Record<string, unknown>,
+): Promise<boolean> {
   const { bucket, key, version } = claim.object;
   try {
     await store.db.send(
@@ -131,7 +165,8 @@ export async function noteProgress(store: Store, claim: Claim, startedRuns: numb
   const { bucket, key, version } = claim.object;
   const started = Math.max(startedRuns, claim.startedRuns);
   const values = { ':started': started, ':now': now, ':gsi2sk': statusSk(now, bucket, key, version) };
-  if (!(await updateHeld(store, claim, 'startedRuns = :started, updatedAt = :now, gsi2sk = :gsi2sk', values))) throw await claimLost(store, claim.object);
+  if (!(await updateHeld(store, claim, 'startedRuns = :started, updatedAt = :now, gsi2sk = :gsi2sk', values)))
+    throw await claimLost(store, claim.object);
   claim.startedRuns = started;
 }
 
@@ -176,14 +211,28 @@ export async function takeOver(store: Store, seen: UploadRecord, now: string): P
 /** The object version a record is about. */
 export function objectOf(record: UploadRecord): ObjectRef {
   const { bucket, key, version, versionId, eTag, size, sequencer } = record;
-  return { bucket, key, version, ...(versionId !== undefined ? { versionId } : {}), ...(eTag !== undefined ? { eTag } : {}), ...(size !== undefined ? { size } : {}), ...(sequencer !== undefined ? { sequencer } : {}) };
+  return {
+    bucket,
+    key,
+    version,
+    ...(versionId !== undefined ? { versionId } : {}),
+    ...(eTag !== undefined ? { eTag } : {}),
+    ...(size !== undefined ? { size } : {}),
+    ...(sequencer !== undefined ? { sequencer } : {}),
+  };
 }
 
 /**
  * End a claimed version: ready or failed, with what a person needs to know.
  * ClaimLost when another step ended it meanwhile (nothing is written then).
  */
-export async function finishUpload(store: Store, claim: Claim, status: Exclude<UploadStatus, 'processing'>, fields: Partial<UploadRecord>, now: string): Promise<UploadRecord> {
+export async function finishUpload(
+  store: Store,
+  claim: Claim,
+  status: Exclude<UploadStatus, 'processing'>,
+  fields: Partial<UploadRecord>,
+  now: string,
+): Promise<UploadRecord> {
   const { object } = claim;
   const previous = await getUpload(store, object.bucket, object.key, object.version);
   if (previous?.status !== 'processing' || previous.claim !== claim.token) throw await claimLost(store, object);
@@ -207,7 +256,19 @@ export async function finishUpload(store: Store, claim: Claim, status: Exclude<U
 }
 
 /** What settleVersions reads of a record. */
-const SETTLE_ATTRIBUTES = ['pk', 'sk', 'bucket', 'key', 'version', 'status', 'sequencer', 'updatedAt', 'gsi2pk', 'message', 'details'] as const;
+const SETTLE_ATTRIBUTES = [
+  'pk',
+  'sk',
+  'bucket',
+  'key',
+  'version',
+  'status',
+  'sequencer',
+  'updatedAt',
+  'gsi2pk',
+  'message',
+  'details',
+] as const;
 type Settled = Pick<UploadRecord, (typeof SETTLE_ATTRIBUTES)[number]>;
 
 /** A settled record's new status, and whether it stays its key's current state in the listing. */
@@ -236,12 +297,22 @@ export async function settleVersions(store: Store, bucket: string, key: string, 
     const changes = pointer.deleted ? deletedKey(records) : replacedBy(records, pointer);
     for (const [record, change] of changes) await restate(store, record, change, now);
     const after = await currentObject(store, bucket, key);
-    if (after?.version === pointer.version && after.sequencer === pointer.sequencer && after.deleted === pointer.deleted) return;
+    if (
+      after?.version === pointer.version &&
+      after.sequencer === pointer.sequencer &&
+      after.deleted === pointer.deleted
+    )
+      return;
   }
 }
 
 /** A key's records but those in the PAST partitions of `settled` (history that this state leaves as it is). */
-async function openRecords(store: Store, bucket: string, key: string, settled: readonly UploadStatus[]): Promise<Settled[]> {
+async function openRecords(
+  store: Store,
+  bucket: string,
+  key: string,
+  settled: readonly UploadStatus[],
+): Promise<Settled[]> {
   const records: Settled[] = [];
   const skipped = Object.fromEntries(settled.map((status, i) => [`:past${i}`, pastStatusPk(status)]));
   const pages = queryPages<Settled>(store, {
@@ -263,9 +334,18 @@ function replacedBy(records: readonly Settled[], pointer: CurrentObject): [Settl
   const changes: [Settled, Restatement][] = [];
   for (const r of records.filter(isSettled)) {
     if (r.version === pointer.version) continue;
-    if (r.status === 'deleted') changes.push([r, { status: 'deleted', current: false, message: r.message ?? DELETED_MESSAGE }]);
+    if (r.status === 'deleted')
+      changes.push([r, { status: 'deleted', current: false, message: r.message ?? DELETED_MESSAGE }]);
     else if (r.status !== 'replaced' && sortableSequencer(r.sequencer) <= pointer.sequencer) {
-      changes.push([r, { status: 'replaced', current: false, message: `replaced by version ${pointer.version}; its runs were removed`, replacedBy: pointer.version }]);
+      changes.push([
+        r,
+        {
+          status: 'replaced',
+          current: false,
+          message: `replaced by version ${pointer.version}; its runs were removed`,
+          replacedBy: pointer.version,
+        },
+      ]);
     }
   }
   return changes;
@@ -276,9 +356,19 @@ const DELETED_MESSAGE = 'the key was deleted; its runs were removed';
 /** Under a deletion: every settled version deleted, the newest listed as the key's state. */
 function deletedKey(records: readonly Settled[]): [Settled, Restatement][] {
   const settled = records.filter(isSettled);
-  const newest = settled.reduce<Settled | undefined>((best, r) => (best === undefined || newerThan(r, best) ? r : best), undefined);
+  const newest = settled.reduce<Settled | undefined>(
+    (best, r) => (best === undefined || newerThan(r, best) ? r : best),
+    undefined,
+  );
   return settled
-    .map((r): [Settled, Restatement] => [r, { status: 'deleted', current: r === newest, message: r.status === 'deleted' ? (r.message ?? DELETED_MESSAGE) : DELETED_MESSAGE }])
+    .map((r): [Settled, Restatement] => [
+      r,
+      {
+        status: 'deleted',
+        current: r === newest,
+        message: r.status === 'deleted' ? (r.message ?? DELETED_MESSAGE) : DELETED_MESSAGE,
+      },
+    ])
     .filter(([r, change]) => r.status !== change.status || r.gsi2pk !== statusPartition(change.status, change.current));
 }
 
@@ -290,7 +380,8 @@ function newerThan(a: Settled, b: Settled): boolean {
 
 /** Write a settled record's new status, if it is still as read; its former message stays in `details`. */
 async function restate(store: Store, record: Settled, change: Restatement, now: string): Promise<void> {
-  const details = record.details ?? (record.message !== undefined && record.message !== change.message ? record.message : undefined);
+  const details =
+    record.details ?? (record.message !== undefined && record.message !== change.message ? record.message : undefined);
   try {
     await store.db.send(
       new UpdateCommand({
@@ -319,8 +410,19 @@ async function restate(store: Store, record: Settled, change: Restatement, now: 
 }
 
 /** A version deleted on its own (`delete-object --version-id`, not the current one): `deleted`, and history only. */
-export async function markVersionDeleted(store: Store, bucket: string, key: string, version: string, now: string): Promise<void> {
+export async function markVersionDeleted(
+  store: Store,
+  bucket: string,
+  key: string,
+  version: string,
+  now: string,
+): Promise<void> {
   const record = await getUpload(store, bucket, key, version);
   if (record === undefined || record.status === 'processing' || record.status === 'deleted') return;
-  await restate(store, record, { status: 'deleted', current: false, message: 'this version was deleted; it was not the current one' }, now);
+  await restate(
+    store,
+    record,
+    { status: 'deleted', current: false, message: 'this version was deleted; it was not the current one' },
+    now,
+  );
 }

@@ -5,8 +5,8 @@
  * API Gateway HTTP API events (payload format 2.0). Reads are counted by wrapping
  * the DynamoDB client's send; nothing else is mocked.
  */
-import { serveApi, type ServedApi } from '../support/api-server.ts';
-import '../support/quiet.ts';
+import { serveApi, type ServedApi } from '../../harness/api-server.ts';
+import '../../harness/quiet.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,24 +15,33 @@ import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_AGE_MS, SETTLE_MS } from '../../shared/comparison/kept-answers.ts';
+import { MAX_AGE_MS, SETTLE_MS } from '../../shared/compare/kept-answers.ts';
 import { handler as apiHandler, setApiDeps, type ApiDeps } from '../../functions/api/handler.ts';
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
-import { MAX_PAGE, ROUTES, type DeviceEntry, type PresignedUpload, type RunDetail, type RunListing, type UploadListing } from '../../shared/api.ts';
+import {
+  MAX_PAGE,
+  ROUTES,
+  type DeviceEntry,
+  type PresignedUpload,
+  type RunDetail,
+  type RunListing,
+  type UploadListing,
+} from '../../shared/api.ts';
 import type { Comparison, Observation } from '../../shared/compare.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { encodeCursor } from '../../shared/store/cursors.ts';
 import { devicePk, deviceSk, runId, runPk, seriesSk, tagKey } from '../../shared/store/keys.ts';
-import { MAX_LABELS, MAX_OBSERVATIONS, resolveSelector } from '../../shared/store/read.ts';
-import { deviceItem, uploadRecord } from '../../shared/store/records.ts';
+import { MAX_LABELS } from '../../shared/store/session.ts';
+import { MAX_OBSERVATIONS, resolveSelector } from '../../shared/compare/selection.ts';
+import { deviceItem, uploadRecord } from '../../shared/store/items.ts';
 import { exactPattern, MAX_PATTERN_LENGTH, parseSelector } from '../../shared/selectors.ts';
-import { createTableInput, INDEXES } from '../../shared/table.ts';
-import { startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
+import { createTableInput, INDEXES } from '../../shared/store/table.ts';
+import { startEmulators, type Emulators, type PutOptions } from '../../harness/emulators.ts';
 import { fixture, FIXTURES_DIR } from '../support/fixtures.ts';
-import { lambdaContext } from '../support/lambda.ts';
-import { solarisIostatLog, writeIops } from '../support/logs.ts';
+import { lambdaContext } from '../../harness/lambda.ts';
+import { solarisIostatLog, writeIops } from '../../harness/logs.ts';
 
 const REDUX = fixture('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
 const INDY_300G = fixture('irix/irix-6.5-indy-300G-10K.diskperf.txt');
@@ -42,7 +51,9 @@ const SOLARIS_XN = fixture('solaris/solaris-10-xn.iostat.txt');
 const LINUX = fixture('linux/linux-sysstat-12.7.5-x.txt');
 const PROSE = fixture('bad/prose-only.txt');
 const X4100_CONTEXTS = (
-  JSON.parse(readFileSync(join(FIXTURES_DIR, 'solaris/solaris-10-x4100-sas-maxcontig.iostat.expected.json'), 'utf8')) as { runs: { context: string[] }[] }
+  JSON.parse(
+    readFileSync(join(FIXTURES_DIR, 'solaris/solaris-10-x4100-sas-maxcontig.iostat.expected.json'), 'utf8'),
+  ) as { runs: { context: string[] }[] }
 ).runs.map((r) => r.context);
 const X4100_NATIVES = ['d10', 'd11', 'd12', 'c0t0d0', 'c0t1d0'];
 
@@ -56,7 +67,14 @@ const uploaded = new Map<string, string>();
 
 async function ingest(key: string, body: Uint8Array, options: PutOptions = {}): Promise<string> {
   const put = await env.put(key, body, options);
-  const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag, sequencer: sequencer() });
+  const event = s3EventRecord({
+    eventName: 'ObjectCreated:Put',
+    bucket: env.bucket,
+    key,
+    size: put.size,
+    eTag: put.eTag,
+    sequencer: sequencer(),
+  });
   const response = (await ingestHandler(sqsEvent([event]), lambdaContext())) as SQSBatchResponse;
   expect(response).toEqual({ batchItemFailures: [] });
   const version = objectRefOf(event).version;
@@ -64,7 +82,8 @@ async function ingest(key: string, body: Uint8Array, options: PutOptions = {}): 
   return version;
 }
 
-const idsOf = (key: string, count: number) => Array.from({ length: count }, (_, i) => runId(env.bucket, key, uploaded.get(key)!, i));
+const idsOf = (key: string, count: number) =>
+  Array.from({ length: count }, (_, i) => runId(env.bucket, key, uploaded.get(key)!, i));
 
 beforeAll(async () => {
   env = await startEmulators({ maxUploadBytes: 10_000_000 });
@@ -78,7 +97,9 @@ beforeAll(async () => {
   await ingest('irix-indy-300G-10K.diskperf.txt', INDY_300G);
   // The first folder labels every series: x4100/c0t0d0 ...
   await ingest('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', X4100);
-  await ingest('fedora/linux-sysstat-12.7.5-x.txt', LINUX, { metadata: { device: 'fedora-ws', tags: 'bus=nvme;medium=ssd' } });
+  await ingest('fedora/linux-sysstat-12.7.5-x.txt', LINUX, {
+    metadata: { device: 'fedora-ws', tags: 'bus=nvme;medium=ssd' },
+  });
   await ingest('garbage/prose-only.txt', PROSE);
 }, 30_000);
 
@@ -106,7 +127,10 @@ function matchRoute(method: string, path: string): { routeKey: string; params?: 
     const names: string[] = [];
     const re = new RegExp(`^${pattern.replace(/\{(\w+)\}/g, (_, name: string) => (names.push(name), '([^/]+)'))}$`);
     const match = re.exec(path);
-    if (match) return names.length > 0 ? { routeKey, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)])) } : { routeKey };
+    if (match)
+      return names.length > 0
+        ? { routeKey, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)])) }
+        : { routeKey };
   }
   return { routeKey: '$default' };
 }
@@ -123,7 +147,9 @@ function apiEvent(method: string, path: string, call: Call = {}): APIGatewayProx
     'x-forwarded-for': '203.0.113.7',
     'x-forwarded-port': '443',
     'x-forwarded-proto': 'https',
-    ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
+    ...(body !== undefined
+      ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+      : {}),
     ...call.headers,
   };
   const { routeKey, params } = matchRoute(method, path);
@@ -161,7 +187,10 @@ interface Answer<T> {
 }
 
 async function call<T = unknown>(method: string, path: string, c: Call = {}): Promise<Answer<T>> {
-  const result = (await apiHandler(apiEvent(method, path, c), lambdaContext('benchdrop-api'))) as APIGatewayProxyStructuredResultV2;
+  const result = (await apiHandler(
+    apiEvent(method, path, c),
+    lambdaContext('benchdrop-api'),
+  )) as APIGatewayProxyStructuredResultV2;
   const text = result.body ?? '';
   return { status: result.statusCode ?? 0, headers: result.headers ?? {}, text, body: JSON.parse(text) as T };
 }
@@ -185,9 +214,13 @@ function counting(base: ApiDeps) {
         const name = command.constructor.name;
         const isRead = /^(Get|Query|BatchGet|Scan)Command$/.test(name);
         if (!isRead) return send(command, ...rest);
-        reads.push(`${name.replace(/Command$/, '')}${command.input['IndexName'] ? ` ${String(command.input['IndexName'])}` : ''}`);
+        reads.push(
+          `${name.replace(/Command$/, '')}${command.input['IndexName'] ? ` ${String(command.input['IndexName'])}` : ''}`,
+        );
         command.input['ReturnConsumedCapacity'] = 'TOTAL';
-        const output = (await send(command, ...rest)) as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] };
+        const output = (await send(command, ...rest)) as {
+          ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+        };
         for (const c of [output.ConsumedCapacity ?? []].flat()) units += c.CapacityUnits ?? 0;
         return output;
       };
@@ -214,10 +247,21 @@ describe('devices and runs', () => {
     expect(r.headers['content-type']).toBe('application/json');
     const labels = r.body.devices.map((d) => d.label);
     expect(labels).toEqual(
-      expect.arrayContaining(['scsi2sd_redux', 'scsi2sd_10M_Sync', '300G_10K_SGI_Indy', ...X4100_NATIVES.map((n) => `x4100/${n}`), 'fedora-ws/nvme0n1', 'fedora-ws/sda']),
+      expect.arrayContaining([
+        'scsi2sd_redux',
+        'scsi2sd_10M_Sync',
+        '300G_10K_SGI_Indy',
+        ...X4100_NATIVES.map((n) => `x4100/${n}`),
+        'fedora-ws/nvme0n1',
+        'fedora-ws/sda',
+      ]),
     );
     expect(labels.some((l) => l.startsWith('garbage'))).toBe(false);
-    expect(r.body.devices.find((d) => d.label === 'scsi2sd_redux')).toEqual({ label: 'scsi2sd_redux', format: 'diskperf', lastSeen: expect.stringMatching(/^\d{4}-/) });
+    expect(r.body.devices.find((d) => d.label === 'scsi2sd_redux')).toEqual({
+      label: 'scsi2sd_redux',
+      format: 'diskperf',
+      lastSeen: expect.stringMatching(/^\d{4}-/),
+    });
     expect(r.body.devices.find((d) => d.label === 'x4100/c0t0d0')?.format).toBe('iostat');
   });
 
@@ -237,13 +281,23 @@ describe('devices and runs', () => {
       from: '2020-04-03T21:10:13',
       tags: {},
       context: ['diskperf -W -n scsi2sd_redux -c 1G -t 60 /tmp/testpath'],
-      source: { bucket: env.bucket, key: 'irix-indy-scsi2sd-redux.diskperf.txt', version: uploaded.get('irix-indy-scsi2sd-redux.diskperf.txt') },
+      source: {
+        bucket: env.bucket,
+        key: 'irix-indy-scsi2sd-redux.diskperf.txt',
+        version: uploaded.get('irix-indy-scsi2sd-redux.diskperf.txt'),
+      },
     });
 
     const x4100 = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/*', format: 'iostat' });
     expect(x4100.body.runs).toHaveLength(4 * X4100_NATIVES.length);
-    expect(new Set(x4100.body.runs.map((r) => r.runId))).toEqual(new Set(idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4)));
-    expect(x4100.body.runs.every((r) => r.device.startsWith('x4100/') && r.format === 'iostat' && r.source.key.startsWith('x4100/'))).toBe(true);
+    expect(new Set(x4100.body.runs.map((r) => r.runId))).toEqual(
+      new Set(idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4)),
+    );
+    expect(
+      x4100.body.runs.every(
+        (r) => r.device.startsWith('x4100/') && r.format === 'iostat' && r.source.key.startsWith('x4100/'),
+      ),
+    ).toBe(true);
     // A pattern lists label after label (label order: a page goes on from the label it reached), each label's runs newest first.
     const devices = x4100.body.runs.map((r) => r.device);
     expect(devices).toEqual([...devices].sort());
@@ -254,8 +308,14 @@ describe('devices and runs', () => {
 
     // The upload's label, named exactly, lists its runs whole: one entry a run, as GET /devices lists the label.
     const whole = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100' });
-    expect(whole.body.runs.map((r) => r.runId).sort()).toEqual([...idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4)].sort());
-    expect(whole.body.runs.every((r) => r.device === 'x4100' && r.format === 'iostat' && r.disks === X4100_NATIVES.length && r.reports === 1)).toBe(true);
+    expect(whole.body.runs.map((r) => r.runId).sort()).toEqual(
+      [...idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4)].sort(),
+    );
+    expect(
+      whole.body.runs.every(
+        (r) => r.device === 'x4100' && r.format === 'iostat' && r.disks === X4100_NATIVES.length && r.reports === 1,
+      ),
+    ).toBe(true);
     expect(whole.body.runs.map((r) => r.context).sort()).toEqual([...X4100_CONTEXTS].sort());
     // The log prints no host and no times: neither is made up (the ingest time is only the order).
     expect(whole.body.runs.some((r) => r.host !== undefined || r.from !== undefined || r.to !== undefined)).toBe(false);
@@ -264,19 +324,32 @@ describe('devices and runs', () => {
     const c0 = await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/c0t0d0' });
     expect(c0.body.runs.map((r) => r.context).sort()).toEqual([...X4100_CONTEXTS].sort());
 
-    expect((await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/*', format: 'diskperf' })).body.runs).toEqual([]);
+    expect((await get<{ runs: RunListing[] }>('/runs', { device: 'x4100/*', format: 'diskperf' })).body.runs).toEqual(
+      [],
+    );
     expect((await get<{ runs: RunListing[] }>('/runs', { device: 'no-such-device' })).body.runs).toEqual([]);
     const diskperf = await get<{ runs: RunListing[] }>('/runs', { format: 'diskperf' });
-    expect(diskperf.body.runs.map((r) => r.device)).toEqual(expect.arrayContaining(['scsi2sd_redux', 'scsi2sd_10M_Sync', '300G_10K_SGI_Indy']));
+    expect(diskperf.body.runs.map((r) => r.device)).toEqual(
+      expect.arrayContaining(['scsi2sd_redux', 'scsi2sd_10M_Sync', '300G_10K_SGI_Indy']),
+    );
     expect(diskperf.body.runs.every((r) => r.format === 'diskperf')).toBe(true);
     expect((await get<{ runs: RunListing[] }>('/runs', { device: '*', limit: '3' })).body.runs).toHaveLength(3);
     // Tags from the upload's metadata; the host from the Linux banner, on the run and on a disk's entry alike.
     const fedora = await get<{ runs: RunListing[] }>('/runs', { device: 'fedora-ws/sda' });
-    expect(fedora.body.runs).toEqual([expect.objectContaining({ device: 'fedora-ws/sda', host: 'fedora-ws', tags: { bus: 'nvme', medium: 'ssd' } })]);
+    expect(fedora.body.runs).toEqual([
+      expect.objectContaining({ device: 'fedora-ws/sda', host: 'fedora-ws', tags: { bus: 'nvme', medium: 'ssd' } }),
+    ]);
     expect(fedora.body.runs[0]!.disks).toBeUndefined();
-    const fedoraDisks = (await get<{ devices: DeviceEntry[] }>('/devices')).body.devices.filter((d) => d.label.startsWith('fedora-ws/')).length;
+    const fedoraDisks = (await get<{ devices: DeviceEntry[] }>('/devices')).body.devices.filter((d) =>
+      d.label.startsWith('fedora-ws/'),
+    ).length;
     expect((await get<{ runs: RunListing[] }>('/runs', { device: 'fedora-ws' })).body.runs).toEqual([
-      expect.objectContaining({ device: 'fedora-ws', host: 'fedora-ws', disks: fedoraDisks, tags: { bus: 'nvme', medium: 'ssd' } }),
+      expect.objectContaining({
+        device: 'fedora-ws',
+        host: 'fedora-ws',
+        disks: fedoraDisks,
+        tags: { bus: 'nvme', medium: 'ssd' },
+      }),
     ]);
   });
 
@@ -286,7 +359,10 @@ describe('devices and runs', () => {
     for (const query of queries) {
       const { body } = await get<{ runs: RunListing[] }>('/runs', query);
       const x4100 = body.runs.filter((r) => x4100Runs.has(r.runId));
-      expect(x4100.map((r) => r.device), JSON.stringify(query)).toEqual(['x4100', 'x4100', 'x4100', 'x4100']);
+      expect(
+        x4100.map((r) => r.device),
+        JSON.stringify(query),
+      ).toEqual(['x4100', 'x4100', 'x4100', 'x4100']);
       expect(new Set(x4100.map((r) => r.runId))).toEqual(x4100Runs);
       expect(x4100.every((r) => r.format === 'iostat' && r.disks === X4100_NATIVES.length)).toBe(true);
       // Every run once, whatever its format.
@@ -294,8 +370,26 @@ describe('devices and runs', () => {
     }
   });
 
-  it('GET /runs/{id} returns the documented run and its series, none of the store\'s keys; 404 for an unknown or half-written run', async () => {
-    const facts = ['runId', 'label', 'index', 'platform', 'dialect', 'name', 'time', 'tags', 'context', 'source', 'startLine', 'endLine', 'warnings', 'ingestedAt', 'format', 'meta', 'columns'];
+  it("GET /runs/{id} returns the documented run and its series, none of the store's keys; 404 for an unknown or half-written run", async () => {
+    const facts = [
+      'runId',
+      'label',
+      'index',
+      'platform',
+      'dialect',
+      'name',
+      'time',
+      'tags',
+      'context',
+      'source',
+      'startLine',
+      'endLine',
+      'warnings',
+      'ingestedAt',
+      'format',
+      'meta',
+      'columns',
+    ];
     const keysOf = (o: object) => Object.keys(o).sort();
     const [first] = idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 1);
     const r = await get<RunDetail>(`/runs/${first}`);
@@ -303,24 +397,50 @@ describe('devices and runs', () => {
     expect(keysOf(r.body)).toEqual(['run', 'series']);
     // Solaris iostat -xnz prints neither a host nor times: the run has neither.
     expect(keysOf(r.body.run)).toEqual([...facts, 'reports', 'seriesCount'].sort());
-    expect(r.body.run).toMatchObject({ runId: first, format: 'iostat', label: 'x4100', context: X4100_CONTEXTS[0], reports: 1, seriesCount: X4100_NATIVES.length });
-    expect(r.body.run.source).toEqual({ bucket: env.bucket, key: 'x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', version: uploaded.get('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt') });
+    expect(r.body.run).toMatchObject({
+      runId: first,
+      format: 'iostat',
+      label: 'x4100',
+      context: X4100_CONTEXTS[0],
+      reports: 1,
+      seriesCount: X4100_NATIVES.length,
+    });
+    expect(r.body.run.source).toEqual({
+      bucket: env.bucket,
+      key: 'x4100/solaris-10-x4100-sas-maxcontig.iostat.txt',
+      version: uploaded.get('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt'),
+    });
     expect(r.body.series.map((s) => s.device).sort()).toEqual(X4100_NATIVES.map((n) => `x4100/${n}`).sort());
     expect(r.body.series.every((s) => keysOf(s).join() === 'device,native,sampleCount,summary')).toBe(true);
-    expect(r.body.series.find((s) => s.native === 'c0t0d0')!.summary.write_iops).toMatchObject({ mean: 84.9, count: 1 });
+    expect(r.body.series.find((s) => s.native === 'c0t0d0')!.summary.write_iops).toMatchObject({
+      mean: 84.9,
+      count: 1,
+    });
 
     const [redux] = idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1);
     const d = await get<RunDetail>(`/runs/${redux}`);
     expect(keysOf(d.body.run)).toEqual([...facts, 'host', 'from', 'rows'].sort());
-    expect(d.body.run).toMatchObject({ format: 'diskperf', host: 'IRIS', from: '2020-04-03T21:10:13', platform: 'irix' });
+    expect(d.body.run).toMatchObject({
+      format: 'diskperf',
+      host: 'IRIS',
+      from: '2020-04-03T21:10:13',
+      platform: 'irix',
+    });
     expect(d.body.run.format === 'diskperf' && d.body.run.rows.length).toBe(11);
     expect(d.body.series).toEqual([]);
 
     const [fedora] = idsOf('fedora/linux-sysstat-12.7.5-x.txt', 1);
     const f = await get<RunDetail>(`/runs/${fedora}`);
-    expect(f.body.run).toMatchObject({ format: 'iostat', host: 'fedora-ws', name: 'fedora-ws', tags: { bus: 'nvme', medium: 'ssd' } });
+    expect(f.body.run).toMatchObject({
+      format: 'iostat',
+      host: 'fedora-ws',
+      name: 'fedora-ws',
+      tags: { bus: 'nvme', medium: 'ssd' },
+    });
     // Nothing of the store's plumbing, at any depth: keys, index attributes, item types, packed columns.
-    expect(JSON.stringify([r.body, d.body, f.body])).not.toMatch(/"(pk|sk|gsi\d\w*|type|seriesMeans|packedRows|sequencer|eTag)":/);
+    expect(JSON.stringify([r.body, d.body, f.body])).not.toMatch(
+      /"(pk|sk|gsi\d\w*|type|seriesMeans|packedRows|sequencer|eTag)":/,
+    );
 
     const unknown = await get<ErrorBody>(`/runs/r${'0'.repeat(24)}`);
     expect(unknown.status).toBe(404);
@@ -383,10 +503,17 @@ describe('GET /compare', () => {
     expect(r.body.ratio!.toFixed(2)).toBe('1.90');
     expect(r.body.points).toBe(54);
     expect(r.body.sentence).toBe('scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points, 1.11x-4.41x)');
-    expect(r.body.a).toMatchObject({ selector: 'scsi2sd_redux', runs: 1, devices: ['scsi2sd_redux'], formats: ['diskperf'] });
+    expect(r.body.a).toMatchObject({
+      selector: 'scsi2sd_redux',
+      runs: 1,
+      devices: ['scsi2sd_redux'],
+      formats: ['diskperf'],
+    });
     expect(r.body.ci).toBeNull();
     // metric defaults to all.
-    expect((await get<Comparison>('/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync' })).body.ratio).toBe(r.body.ratio);
+    expect((await get<Comparison>('/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync' })).body.ratio).toBe(
+      r.body.ratio,
+    );
   });
 
   it('scsi2sd_redux is 0.39x the 300G 10K disk (a prefix pattern), its zero point excluded', async () => {
@@ -395,7 +522,9 @@ describe('GET /compare', () => {
     expect(r.body.ratio!.toFixed(2)).toBe('0.39');
     expect(r.body.points).toBe(65);
     expect(r.body.b.devices).toEqual(['300G_10K_SGI_Indy']);
-    expect(r.body.excluded).toEqual([expect.objectContaining({ metric: 'rnd_wt', req_size: 8192, excluded: 'zero on B' })]);
+    expect(r.body.excluded).toEqual([
+      expect.objectContaining({ metric: 'rnd_wt', req_size: 8192, excluded: 'zero on B' }),
+    ]);
   });
 
   it('x4100/c0t0d0 writes 71.0x the IOPS with maxcontig 1 as with 32 (context terms pick the runs)', async () => {
@@ -404,7 +533,13 @@ describe('GET /compare', () => {
     const r = await get<Comparison>('/compare', { a, b, metric: 'write_iops' });
     expect(r.status).toBe(200);
     expect(r.body.ratio!.toFixed(1)).toBe('71.0');
-    expect(r.body.a).toMatchObject({ selector: a, runs: 1, observations: 1, devices: ['x4100/c0t0d0'], formats: ['iostat'] });
+    expect(r.body.a).toMatchObject({
+      selector: a,
+      runs: 1,
+      observations: 1,
+      devices: ['x4100/c0t0d0'],
+      formats: ['iostat'],
+    });
     expect(r.body.b).toMatchObject({ runs: 1, observations: 1 });
     expect(r.body.rows).toHaveLength(1);
     expect(r.body.rows[0]).toMatchObject({ metric: 'write_iops', b: 84.9 });
@@ -412,12 +547,20 @@ describe('GET /compare', () => {
     expect(r.body.warnings.join(' ')).toMatch(/since-boot report/);
     // The same run by id.
     const [, , , maxcontig1] = idsOf('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', 4);
-    const byRun = await get<Comparison>('/compare', { a: `run=${maxcontig1},device=x4100/c0t0d0`, b, metric: 'write_iops' });
+    const byRun = await get<Comparison>('/compare', {
+      a: `run=${maxcontig1},device=x4100/c0t0d0`,
+      b,
+      metric: 'write_iops',
+    });
     expect(byRun.body.ratio!.toFixed(1)).toBe('71.0');
   });
 
   it('tags from the upload metadata select series', async () => {
-    const r = await get<Comparison>('/compare', { a: 'tag.bus=nvme,device=*/nvme0n1', b: 'fedora-ws/sda', metric: 'read_iops' });
+    const r = await get<Comparison>('/compare', {
+      a: 'tag.bus=nvme,device=*/nvme0n1',
+      b: 'fedora-ws/sda',
+      metric: 'read_iops',
+    });
     expect(r.status).toBe(200);
     expect(r.body.a.devices).toEqual(['fedora-ws/nvme0n1']);
     const [listed] = (await get<{ runs: RunListing[] }>('/runs', { device: 'fedora-ws/sda' })).body.runs;
@@ -431,7 +574,10 @@ describe('GET /compare', () => {
   it('a selector that matches nothing is a 400 saying which side', async () => {
     const r = await get<ErrorBody>('/compare', { a: 'no-such-device', b: 'scsi2sd_redux' });
     expect(r.status).toBe(400);
-    expect(r.body.error).toEqual({ code: 'bad_request', message: expect.stringMatching(/^A \(no-such-device\) matches no run/) });
+    expect(r.body.error).toEqual({
+      code: 'bad_request',
+      message: expect.stringMatching(/^A \(no-such-device\) matches no run/),
+    });
   });
 });
 
@@ -440,7 +586,8 @@ describe('GET /compare', () => {
 describe('selector observations', () => {
   const store = () => ({ db: env.db, tableName: env.tableName });
   const observe = (selector: string) => resolveSelector(store(), parseSelector(selector));
-  const byUnit = (o: Observation[]) => [...o].sort((x, y) => x.device.localeCompare(y.device) || x.runId.localeCompare(y.runId));
+  const byUnit = (o: Observation[]) =>
+    [...o].sort((x, y) => x.device.localeCompare(y.device) || x.runId.localeCompare(y.runId));
   const iostatLog = (devices: string[]) => Buffer.from(solarisIostatLog({ reports: 3, devices, host: 'bench' }));
 
   it('a bare iostat label selects every series filed under it; a series label selects that one; a diskperf run labelled under it stays out', async () => {
@@ -455,12 +602,27 @@ describe('selector observations', () => {
     const all = byUnit(await observe(label));
     expect(all.map((o) => o.device)).toEqual([`${label}/sda`, `${label}/sdb`, `${label}/sdc`]);
     expect(all.map((o) => o.native)).toEqual(['sda', 'sdb', 'sdc']);
-    for (const o of all) expect(o).toMatchObject({ runId: run, format: 'iostat', label, platform: 'solaris', context: ['iostat -xn 5 3'], samples: 2 });
+    for (const o of all)
+      expect(o).toMatchObject({
+        runId: run,
+        format: 'iostat',
+        label,
+        platform: 'solaris',
+        context: ['iostat -xn 5 3'],
+        samples: 2,
+      });
     expect(all[0]!.values.write_iops).toBeCloseTo((writeIops(1, 0) + writeIops(2, 0)) / 2, 9);
     // A log that names its host (Linux sysstat's header) gives it to every series.
     const fedora = byUnit(await observe('fedora-ws'));
     expect(fedora.map((o) => o.native)).toEqual(['dm-0', 'nvme0n1', 'sda', 'sdb', 'zram0']);
-    for (const o of fedora) expect(o).toMatchObject({ device: `fedora-ws/${o.native}`, label: 'fedora-ws', platform: 'linux', host: 'fedora-ws', context: [] });
+    for (const o of fedora)
+      expect(o).toMatchObject({
+        device: `fedora-ws/${o.native}`,
+        label: 'fedora-ws',
+        platform: 'linux',
+        host: 'fedora-ws',
+        context: [],
+      });
 
     // Every way to a run gives the same observations: by its id, by its tag.
     expect(byUnit(await observe(`run=${run}`))).toEqual(all);
@@ -471,7 +633,9 @@ describe('selector observations', () => {
     expect(await observe(`${label}/sdb`)).toEqual([all[1]]);
     expect(await observe(`${label},*c`)).toEqual([all[2]]);
     const diskperf = await observe(`${label}/x`);
-    expect(diskperf).toEqual([expect.objectContaining({ device: `${label}/x`, label: `${label}/x`, format: 'diskperf' })]);
+    expect(diskperf).toEqual([
+      expect.objectContaining({ device: `${label}/x`, label: `${label}/x`, format: 'diskperf' }),
+    ]);
     expect((await observe(`${label}-old`)).map((o) => o.device)).toEqual([`${label}-old/sda`]);
 
     // `compare sas10k x4100`: both sides every series of their label.
@@ -502,7 +666,14 @@ describe('selector observations', () => {
     expect(await observe(`run=${run}`)).toEqual([o]);
     expect(await observe(`tag.lab=${u}`)).toEqual([o]);
     // The seed run (no folder: labelled by its test name) reads the same.
-    expect(await observe('scsi2sd_redux')).toEqual([{ ...o, runId: idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1)[0], device: 'scsi2sd_redux', label: 'scsi2sd_redux' }]);
+    expect(await observe('scsi2sd_redux')).toEqual([
+      {
+        ...o,
+        runId: idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1)[0],
+        device: 'scsi2sd_redux',
+        label: 'scsi2sd_redux',
+      },
+    ]);
   });
 });
 
@@ -510,18 +681,53 @@ describe('selector observations', () => {
 
 describe('bad requests', () => {
   const cases: [string, string, Record<string, string>, RegExp][] = [
-    ['metric=bogus', '/compare', { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'bogus' }, /^metric: expected a group \(write, read, seq, random, all: throughput, IOPS and latency; queue lengths and %util only by name\) or a metric \(.*fwd_wt.*write_iops.*\) \(got "bogus"\)$/],
+    [
+      'metric=bogus',
+      '/compare',
+      { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'bogus' },
+      /^metric: expected a group \(write, read, seq, random, all: throughput, IOPS and latency; queue lengths and %util only by name\) or a metric \(.*fwd_wt.*write_iops.*\) \(got "bogus"\)$/,
+    ],
     ['a missing', '/compare', { b: 'scsi2sd_10M_Sync' }, /^a: required; expected a selector/],
-    ['unknown selector term', '/compare', { a: 'colour=red', b: 'scsi2sd_10M_Sync' }, /^a: unknown term "colour"; expected comma-separated terms/],
-    ['bad run id in a selector', '/compare', { a: 'scsi2sd_redux', b: 'run=42' }, /^b: "run=42": a run id is r followed by 24 hex digits$/],
+    [
+      'unknown selector term',
+      '/compare',
+      { a: 'colour=red', b: 'scsi2sd_10M_Sync' },
+      /^a: unknown term "colour"; expected comma-separated terms/,
+    ],
+    [
+      'bad run id in a selector',
+      '/compare',
+      { a: 'scsi2sd_redux', b: 'run=42' },
+      /^b: "run=42": a run id is r followed by 24 hex digits$/,
+    ],
     ['format=zfs', '/runs', { format: 'zfs' }, /^format: expected one of diskperf, iostat \(got "zfs"\)$/],
     ['limit=0', '/runs', { limit: '0' }, /^limit: expected a whole number from 1 to 1000 \(got "0"\)$/],
     ['limit=ten', '/runs', { limit: 'ten' }, /^limit: expected a whole number from 1 to 1000 \(got "ten"\)$/],
     ['limit=1001', '/devices', { limit: '1001' }, /^limit: expected a whole number from 1 to 1000 \(got "1001"\)$/],
-    ['an unknown parameter', '/runs', { devices: 'x' }, /^devices: unknown parameter; expected device, format, limit, next$/],
-    ['an unknown parameter of /devices', '/devices', { prefix: 'x' }, /^prefix: unknown parameter; expected limit, next$/],
-    ['a device pattern with the key separator', '/runs', { device: 'x#y' }, /^device: "x#y": not a device or host pattern \(it holds "#" or a control character/],
-    ['status=lost', '/uploads', { status: 'lost' }, /^status: expected one of processing, ready, failed, replaced, deleted \(got "lost"\)$/],
+    [
+      'an unknown parameter',
+      '/runs',
+      { devices: 'x' },
+      /^devices: unknown parameter; expected device, format, limit, next$/,
+    ],
+    [
+      'an unknown parameter of /devices',
+      '/devices',
+      { prefix: 'x' },
+      /^prefix: unknown parameter; expected limit, next$/,
+    ],
+    [
+      'a device pattern with the key separator',
+      '/runs',
+      { device: 'x#y' },
+      /^device: "x#y": not a device or host pattern \(it holds "#" or a control character/,
+    ],
+    [
+      'status=lost',
+      '/uploads',
+      { status: 'lost' },
+      /^status: expected one of processing, ready, failed, replaced, deleted \(got "lost"\)$/,
+    ],
   ];
   it.each(cases)('%s -> 400 naming the parameter', async (_name, path, query, message) => {
     const r = await get<ErrorBody>(path, query);
@@ -565,7 +771,9 @@ describe('bad requests', () => {
         const id = event.requestContext.requestId;
         expect(result.statusCode).toBe(500);
         expect(result.headers?.['content-type']).toBe('application/json');
-        expect(result.body).toBe(JSON.stringify({ error: { code: 'internal', message: `internal error (request id ${id})`, requestId: id } }));
+        expect(result.body).toBe(
+          JSON.stringify({ error: { code: 'internal', message: `internal error (request id ${id})`, requestId: id } }),
+        );
       }
     } finally {
       setApiDeps(deps);
@@ -641,7 +849,9 @@ describe('a parameter given empty counts as not given (over HTTP, URLs as typed)
     expect(noA.body.error.message).toMatch(/^a: expected a selector of at most \d+ characters/);
     const lost = await fetchAs<ErrorBody>('/uploads?status=lost');
     expect(lost.status).toBe(400);
-    expect(lost.body.error.message).toBe('status: expected one of processing, ready, failed, replaced, deleted (got "lost")');
+    expect(lost.body.error.message).toBe(
+      'status: expected one of processing, ready, failed, replaced, deleted (got "lost")',
+    );
     const unknown = await fetchAs<ErrorBody>('/runs?devices=');
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toBe('devices: unknown parameter; expected device, format, limit, next');
@@ -681,10 +891,17 @@ describe('limits', () => {
     try {
       const r = await get<ErrorBody>('/compare', { a: 'crowded', b: 'scsi2sd_redux' });
       expect(r.status).toBe(400);
-      expect(r.body.error).toEqual({ code: 'bad_request', message: `a: "crowded" matches ${MAX_OBSERVATIONS + 1} runs and series, more than ${MAX_OBSERVATIONS}; narrow it with more terms` });
+      expect(r.body.error).toEqual({
+        code: 'bad_request',
+        message: `a: "crowded" matches ${MAX_OBSERVATIONS + 1} runs and series, more than ${MAX_OBSERVATIONS}; narrow it with more terms`,
+      });
       // About 1.5 MB under one label: DynamoDB (and dynalite) answer in 1 MB pages.
       expect(counter.take()).toBeGreaterThanOrEqual(3);
-      const narrowed = await get<Comparison>('/compare', { a: `crowded,run=${crowdedId(0)}`, b: 'scsi2sd_redux', metric: 'fwd_wt' });
+      const narrowed = await get<Comparison>('/compare', {
+        a: `crowded,run=${crowdedId(0)}`,
+        b: 'scsi2sd_redux',
+        metric: 'fwd_wt',
+      });
       expect(narrowed.status).toBe(200);
       const page = await get<{ runs: RunListing[] }>('/runs', { device: 'crowded', limit: '500' });
       expect(page.body.runs).toHaveLength(500);
@@ -708,7 +925,11 @@ const UNDER_ONE_MB = 1_000_000;
  * sizes (items and bytes), each page checked to be a 200 under 1 MB and of at
  * most `limit` items.
  */
-async function allPages<T>(path: string, field: string, query: Record<string, string> = {}): Promise<{ items: T[]; sizes: number[]; bytes: number[] }> {
+async function allPages<T>(
+  path: string,
+  field: string,
+  query: Record<string, string> = {},
+): Promise<{ items: T[]; sizes: number[]; bytes: number[] }> {
   const items: T[] = [];
   const sizes: number[] = [];
   const bytes: number[] = [];
@@ -783,7 +1004,9 @@ describe('listings over more than a thousand labels', () => {
     for (const label of WIDE) writer.put(deviceItem(label, 'iostat', LAST_SEEN, 'v1'));
     await writer.flush();
     // An iostat upload, ingested: its label and one series label per disk.
-    await onTable(table, () => ingest(`io-host/iostat-${uid()}.txt`, Buffer.from(solarisIostatLog({ reports: 3, devices: IO_DISKS }))));
+    await onTable(table, () =>
+      ingest(`io-host/iostat-${uid()}.txt`, Buffer.from(solarisIostatLog({ reports: 3, devices: IO_DISKS }))),
+    );
   }, 60_000);
 
   it('GET /devices: 100 labels a page by default, up to 1,000 with limit, every label once, in label order', async () => {
@@ -795,7 +1018,11 @@ describe('listings over more than a thousand labels', () => {
       const paged = await allPages<DeviceEntry>('/devices', 'devices', { limit: String(MAX_PAGE) });
       expect(paged.sizes).toEqual([1000, 1000, labels.length - 2000]);
       expect(paged.items.map((d) => d.label)).toEqual(labels);
-      expect(paged.items.find((d) => d.label === 'host-0001')).toEqual({ label: 'host-0001', format: 'diskperf', lastSeen: LAST_SEEN });
+      expect(paged.items.find((d) => d.label === 'host-0001')).toEqual({
+        label: 'host-0001',
+        format: 'diskperf',
+        lastSeen: LAST_SEEN,
+      });
       const small = await allPages<DeviceEntry>('/devices', 'devices', { limit: '61' });
       expect(small.items.map((d) => d.label)).toEqual(labels);
     });
@@ -810,7 +1037,9 @@ describe('listings over more than a thousand labels', () => {
       expect(new Set(paged.items.map((r) => r.runId)).size).toBe(expected);
       const devices = paged.items.map((r) => r.device);
       expect(devices).toEqual([...devices].sort());
-      expect(paged.items.filter((r) => r.device.startsWith('io-host'))).toEqual([expect.objectContaining({ device: 'io-host', disks: IO_DISKS.length, reports: 3 })]);
+      expect(paged.items.filter((r) => r.device.startsWith('io-host'))).toEqual([
+        expect.objectContaining({ device: 'io-host', disks: IO_DISKS.length, reports: 3 }),
+      ]);
       // A page reads a bounded number of labels: more than one page, none over the limit.
       expect(paged.sizes.length).toBeGreaterThan(1);
 
@@ -824,9 +1053,13 @@ describe('listings over more than a thousand labels', () => {
       expect(iostat.items.map((r) => r.device)).toEqual(['io-host']);
       expect(iostat.sizes.length).toBeGreaterThan(1);
       // Disk labels named by a pattern: the run once per disk, under the disk's label.
-      expect((await allPages<RunListing>('/runs', 'runs', { device: 'io-host/*' })).items.map((r) => r.device)).toEqual(IO_DISKS.map((d) => `io-host/${d}`));
+      expect((await allPages<RunListing>('/runs', 'runs', { device: 'io-host/*' })).items.map((r) => r.device)).toEqual(
+        IO_DISKS.map((d) => `io-host/${d}`),
+      );
       // Exact labels as before: the upload's label lists its run whole.
-      expect((await get<Page<'runs', RunListing>>('/runs', { device: 'io-host' })).body).toEqual({ runs: [expect.objectContaining({ device: 'io-host', format: 'iostat' })] });
+      expect((await get<Page<'runs', RunListing>>('/runs', { device: 'io-host' })).body).toEqual({
+        runs: [expect.objectContaining({ device: 'io-host', format: 'iostat' })],
+      });
     });
   }, 60_000);
 
@@ -835,10 +1068,22 @@ describe('listings over more than a thousand labels', () => {
     setApiDeps(counter.deps);
     try {
       const refusals: [Record<string, string>, RegExp][] = [
-        [{ a: '*-0007', b: 'host-0001' }, /^a: "\*-0007" starts its device pattern with a wildcard, so it would read every device label, and there are more than 1000: start the pattern with literal text \(sas10k\*, x4100\/\*\), or add tag\.KEY=VALUE \(the tag index finds its runs\) or run=ID$/],
-        [{ a: 'host-0001', b: 'format=diskperf,context~x' }, /^b: "format=diskperf,context~x" names no device, tag or run, so it would read every device label, and there are more than 1000: add a device pattern starting with literal text/],
-        [{ a: 'host-*', b: 'host-0001' }, /^a: "host-\*" reaches more than 1000 device labels starting "host-": make the literal text before its first wildcard longer, or add tag\.KEY=VALUE/],
-        [{ a: 'wide', b: 'host-0001' }, /^a: "wide" has more than 1000 series labels under "wide\/": name one \(wide\/sda\), or the ones starting alike \(wide\/sd\*\), or add tag\.KEY=VALUE/],
+        [
+          { a: '*-0007', b: 'host-0001' },
+          /^a: "\*-0007" starts its device pattern with a wildcard, so it would read every device label, and there are more than 1000: start the pattern with literal text \(sas10k\*, x4100\/\*\), or add tag\.KEY=VALUE \(the tag index finds its runs\) or run=ID$/,
+        ],
+        [
+          { a: 'host-0001', b: 'format=diskperf,context~x' },
+          /^b: "format=diskperf,context~x" names no device, tag or run, so it would read every device label, and there are more than 1000: add a device pattern starting with literal text/,
+        ],
+        [
+          { a: 'host-*', b: 'host-0001' },
+          /^a: "host-\*" reaches more than 1000 device labels starting "host-": make the literal text before its first wildcard longer, or add tag\.KEY=VALUE/,
+        ],
+        [
+          { a: 'wide', b: 'host-0001' },
+          /^a: "wide" has more than 1000 series labels under "wide\/": name one \(wide\/sda\), or the ones starting alike \(wide\/sd\*\), or add tag\.KEY=VALUE/,
+        ],
       ];
       for (const [query, message] of refusals) {
         counter.detail();
@@ -857,7 +1102,9 @@ describe('listings over more than a thousand labels', () => {
       expect(narrowed.body.a).toMatchObject({ runs: 100, devices: HOSTS.slice(0, 100) });
       // A leading wildcard among fewer than 1,000 labels is still read whole (the main table).
       setApiDeps(deps);
-      expect((await get<Comparison>('/compare', { a: '*redux', b: 'scsi2sd_10M_Sync' })).body.ratio!.toFixed(2)).toBe('1.90');
+      expect((await get<Comparison>('/compare', { a: '*redux', b: 'scsi2sd_10M_Sync' })).body.ratio!.toFixed(2)).toBe(
+        '1.90',
+      );
     } finally {
       setApiDeps(deps);
     }
@@ -865,35 +1112,75 @@ describe('listings over more than a thousand labels', () => {
 
   it('a bad next is a 400 saying so, decided before any read', async () => {
     const first = await onTable(table, () => get<Page<'runs', RunListing>>('/runs', { device: 'host-*', limit: '5' }));
-    const devicesNext = (await onTable(table, () => get<Page<'devices', DeviceEntry>>('/devices', { limit: '5' }))).body.next!;
+    const devicesNext = (await onTable(table, () => get<Page<'devices', DeviceEntry>>('/devices', { limit: '5' }))).body
+      .next!;
     const runsNext = first.body.next!;
-    const forged = (position: unknown, device = 'host-*') => encodeCursor('runs', { device, format: undefined }, position);
+    const forged = (position: unknown, device = 'host-*') =>
+      encodeCursor('runs', { device, format: undefined }, position);
     const cases: [string, Record<string, string>, RegExp][] = [
-      ['/runs', { next: 'not a cursor!' }, /^next: not a cursor: pass the next value of an answer as it came, or leave next out to start from the beginning$/],
+      [
+        '/runs',
+        { next: 'not a cursor!' },
+        /^next: not a cursor: pass the next value of an answer as it came, or leave next out to start from the beginning$/,
+      ],
       ['/runs', { next: runsNext.slice(0, 20) }, /^next: not a cursor/],
       ['/runs', { next: Buffer.from('{"l":"runs","q":1}').toString('base64url') }, /^next: not a cursor/],
       ['/runs', { device: 'host-*', next: devicesNext }, /^next: a cursor of GET \/devices, not of GET \/runs/],
       ['/runs', { device: 'other-*', next: runsNext }, /^next: a cursor of this listing asked with other filters/],
-      ['/runs', { device: 'host-*', format: 'iostat', next: runsNext }, /^next: a cursor of this listing asked with other filters/],
+      [
+        '/runs',
+        { device: 'host-*', format: 'iostat', next: runsNext },
+        /^next: a cursor of this listing asked with other filters/,
+      ],
       // Made with the right filters, but a position the listing never writes: outside the prefix, a key separator, an over-long sort key.
       ['/runs', { device: 'host-*', next: forged({ label: 'other-001' }) }, /^next: not a cursor of this listing/],
-      ['/runs', { device: 'host-*', next: forged({ label: 'host-#', after: 'x' }) }, /^next: not a cursor of this listing/],
-      ['/runs', { device: 'host-*', next: forged({ label: 'host-0001', after: 'x'.repeat(1025) }) }, /^next: not a cursor of this listing/],
-      ['/runs', { device: 'host-0001', next: forged({ label: 'host-0002', after: 'x' }, 'host-0001') }, /^next: not a cursor of this listing/],
-      ['/uploads', { next: encodeCursor('uploads', { status: undefined }, { after: 42 }) }, /^next: not a cursor of this listing/],
-      ['/devices', { next: encodeCursor('devices', {}, { after: `a${'\u0000'}b` }) }, /^next: not a cursor of this listing/],
-      ['/devices', { next: 'x'.repeat(5000) }, /^next: expected the next value of the previous page's answer, as it came \(at most 4096 characters\)/],
+      [
+        '/runs',
+        { device: 'host-*', next: forged({ label: 'host-#', after: 'x' }) },
+        /^next: not a cursor of this listing/,
+      ],
+      [
+        '/runs',
+        { device: 'host-*', next: forged({ label: 'host-0001', after: 'x'.repeat(1025) }) },
+        /^next: not a cursor of this listing/,
+      ],
+      [
+        '/runs',
+        { device: 'host-0001', next: forged({ label: 'host-0002', after: 'x' }, 'host-0001') },
+        /^next: not a cursor of this listing/,
+      ],
+      [
+        '/uploads',
+        { next: encodeCursor('uploads', { status: undefined }, { after: 42 }) },
+        /^next: not a cursor of this listing/,
+      ],
+      [
+        '/devices',
+        { next: encodeCursor('devices', {}, { after: `a${'\u0000'}b` }) },
+        /^next: not a cursor of this listing/,
+      ],
+      [
+        '/devices',
+        { next: 'x'.repeat(5000) },
+        /^next: expected the next value of the previous page's answer, as it came \(at most 4096 characters\)/,
+      ],
     ];
     for (const tableName of [table, `missing-${uid()}`]) {
       await onTable(tableName, async () => {
         for (const [path, query, message] of cases) {
           const r = await get<ErrorBody>(path, query);
-          expect({ path, status: r.status, message: r.body.error?.message }).toEqual({ path, status: 400, message: expect.stringMatching(message) });
+          expect({ path, status: r.status, message: r.body.error?.message }).toEqual({
+            path,
+            status: 400,
+            message: expect.stringMatching(message),
+          });
         }
       });
     }
     // The cursor goes on where the page stopped, for any limit.
-    const second = await onTable(table, () => get<Page<'runs', RunListing>>('/runs', { device: 'host-*', limit: '3', next: runsNext }));
+    const second = await onTable(table, () =>
+      get<Page<'runs', RunListing>>('/runs', { device: 'host-*', limit: '3', next: runsNext }),
+    );
     expect([...first.body.runs, ...second.body.runs].map((r) => r.device)).toEqual(HOSTS.slice(0, 8));
   });
 });
@@ -901,8 +1188,14 @@ describe('listings over more than a thousand labels', () => {
 describe('every page stays under 1 MB', () => {
   const table = `big-${uid()}`;
   /** About 4 KB of context per run: 600 of them are 2.4 MB. */
-  const CONTEXT = Array.from({ length: 8 }, (_, i) => `${i}: ${'dd if=/dev/zero of=/mnt/test bs=1M count=1024 oflag=direct; '.repeat(8)}`);
-  const LONG_LABELS = Array.from({ length: MAX_PAGE }, (_, i) => `${String(i).padStart(4, '0')}${'L'.repeat(MAX_PATTERN_LENGTH - 4)}`);
+  const CONTEXT = Array.from(
+    { length: 8 },
+    (_, i) => `${i}: ${'dd if=/dev/zero of=/mnt/test bs=1M count=1024 oflag=direct; '.repeat(8)}`,
+  );
+  const LONG_LABELS = Array.from(
+    { length: MAX_PAGE },
+    (_, i) => `${String(i).padStart(4, '0')}${'L'.repeat(MAX_PATTERN_LENGTH - 4)}`,
+  );
   const UPLOADS = 1_100;
 
   beforeAll(async () => {
@@ -915,7 +1208,10 @@ describe('every page stays under 1 MB', () => {
     for (let n = 0; n < UPLOADS; n++) {
       const now = new Date(Date.UTC(2031, 0, 1) + n * 1000).toISOString();
       const object = { bucket: env.bucket, key: `uploads/${String(n).padStart(5, '0')}.txt`, version: `v${n}` };
-      const fields = n % 2 === 0 ? { runIds, runCount: 100 } : { message: `uploads/${n}.txt: ${'no diskperf or iostat data here; '.repeat(60)}`, line: 0 };
+      const fields =
+        n % 2 === 0
+          ? { runIds, runCount: 100 }
+          : { message: `uploads/${n}.txt: ${'no diskperf or iostat data here; '.repeat(60)}`, line: 0 };
       writer.put(uploadRecord(object, n % 2 === 0 ? 'ready' : 'failed', fields, now));
     }
     await writer.flush();
@@ -946,7 +1242,9 @@ describe('every page stays under 1 MB', () => {
       expect(updated).toEqual([...updated].sort().reverse());
       expect(new Set(uploads.items.map((u) => u.key)).size).toBe(UPLOADS);
       const failed = await allPages<UploadListing>('/uploads', 'uploads', { status: 'failed', limit: '250' });
-      expect(failed.items.map((u) => u.key)).toEqual(uploads.items.filter((u) => u.status === 'failed').map((u) => u.key));
+      expect(failed.items.map((u) => u.key)).toEqual(
+        uploads.items.filter((u) => u.status === 'failed').map((u) => u.key),
+      );
     });
   }, 30_000);
 });
@@ -964,7 +1262,9 @@ describe('naming any label', () => {
     expect(r.body.ratio!.toFixed(2)).toBe('1.90');
     expect((await get<Comparison>('/compare', { a: `odd\\,${u}=1~2\\*\\?`, b: 'scsi2sd_10M_Sync' })).status).toBe(400);
     // The wildcard form takes both; the escaped prefix is what the DEVICES query begins with.
-    expect((await get<Comparison>('/compare', { a: `odd\\,${u}\\=*`, b: 'scsi2sd_10M_Sync' })).body.a.devices).toEqual([label, `odd,${u}=1~2xy`].sort());
+    expect((await get<Comparison>('/compare', { a: `odd\\,${u}\\=*`, b: 'scsi2sd_10M_Sync' })).body.a.devices).toEqual(
+      [label, `odd,${u}=1~2xy`].sort(),
+    );
     const runs = await get<Page<'runs', RunListing>>('/runs', { device: `odd,${u}=1~2\\*\\?` });
     expect(runs.body.runs.map((x) => x.device)).toEqual([label]);
   });
@@ -972,15 +1272,21 @@ describe('naming any label', () => {
   it('a series label of 257 characters (a 128-character label, a 128-byte disk) is named in full', async () => {
     const label = `${uid()}${'L'.repeat(120)}`;
     const disk = 'd'.repeat(128);
-    await ingest(`long-${uid()}/iostat.txt`, Buffer.from(solarisIostatLog({ reports: 3, devices: [disk, 'sdb'] })), { metadata: { device: label } });
+    await ingest(`long-${uid()}/iostat.txt`, Buffer.from(solarisIostatLog({ reports: 3, devices: [disk, 'sdb'] })), {
+      metadata: { device: label },
+    });
     const series = `${label}/${disk}`;
     expect(series).toHaveLength(MAX_PATTERN_LENGTH);
     const r = await get<Comparison>('/compare', { a: series, b: `${label}/sdb`, metric: 'write_iops' });
     expect(r.status).toBe(200);
     expect(r.body.a.devices).toEqual([series]);
-    expect((await get<Page<'runs', RunListing>>('/runs', { device: series })).body.runs).toEqual([expect.objectContaining({ device: series })]);
+    expect((await get<Page<'runs', RunListing>>('/runs', { device: series })).body.runs).toEqual([
+      expect.objectContaining({ device: series }),
+    ]);
     const tooLong = await get<ErrorBody>('/compare', { a: `${series}x`, b: `${label}/sdb` });
-    expect(tooLong.body.error.message).toMatch(/^a: ".*": not a device or host pattern \(258 characters; at most 257 printable characters/);
+    expect(tooLong.body.error.message).toMatch(
+      /^a: ".*": not a device or host pattern \(258 characters; at most 257 printable characters/,
+    );
   });
 });
 
@@ -999,7 +1305,8 @@ describe('uploads', () => {
       runCount: 0,
       runIds: [],
       // Short and without the key (printers say it); the parser's whole text in details.
-      message: 'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report',
+      message:
+        'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report',
       details: expect.stringContaining('garbage/prose-only.txt: no diskperf or iostat data'),
       line: 0,
       updatedAt: expect.any(String),
@@ -1007,7 +1314,12 @@ describe('uploads', () => {
     expect(r.body.uploads.every((u) => u.status === 'failed')).toBe(true);
 
     const all = await get<{ uploads: UploadListing[] }>('/uploads');
-    expect(all.body.uploads.find((u) => u.key === 'x4100/solaris-10-x4100-sas-maxcontig.iostat.txt')).toMatchObject({ status: 'ready', runCount: 4, format: 'iostat', device: 'x4100' });
+    expect(all.body.uploads.find((u) => u.key === 'x4100/solaris-10-x4100-sas-maxcontig.iostat.txt')).toMatchObject({
+      status: 'ready',
+      runCount: 4,
+      format: 'iostat',
+      device: 'x4100',
+    });
     expect(all.body.uploads.map((u) => u.status)).toEqual(expect.arrayContaining(['ready', 'failed']));
     expect((await get<{ uploads: UploadListing[] }>('/uploads', { limit: '2' })).body.uploads).toHaveLength(2);
   });
@@ -1018,10 +1330,18 @@ describe('uploads', () => {
     const first = await ingest(kept, INDY_300G);
     const second = await ingest(kept, REDUX);
     const goneVersions = [await ingest(gone, INDY_300G), await ingest(gone, SYNC_10M)];
-    const removal = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: gone, sequencer: sequencer() });
+    const removal = s3EventRecord({
+      eventName: 'ObjectRemoved:Delete',
+      bucket: env.bucket,
+      key: gone,
+      sequencer: sequencer(),
+    });
     expect(await ingestHandler(sqsEvent([removal]), lambdaContext())).toEqual({ batchItemFailures: [] });
 
-    const mine = (uploads: UploadListing[]) => uploads.filter((x) => x.key.startsWith(`states-${u}/`)).map((x) => ({ key: x.key, version: x.version, status: x.status, replacedBy: x.replacedBy }));
+    const mine = (uploads: UploadListing[]) =>
+      uploads
+        .filter((x) => x.key.startsWith(`states-${u}/`))
+        .map((x) => ({ key: x.key, version: x.version, status: x.status, replacedBy: x.replacedBy }));
     const current = await get<{ uploads: UploadListing[] }>('/uploads', { limit: '1000' });
     // One row a key, newest update first: the deleted key as deleted, the overwritten one as its new version.
     expect(mine(current.body.uploads)).toEqual([
@@ -1040,19 +1360,36 @@ describe('uploads', () => {
     );
     expect(mine(history.body.uploads)).toHaveLength(4);
     // The deleted key's runs are gone.
-    for (const version of goneVersions) expect((await get<ErrorBody>(`/runs/${runId(env.bucket, gone, version, 0)}`)).status).toBe(404);
+    for (const version of goneVersions)
+      expect((await get<ErrorBody>(`/runs/${runId(env.bucket, gone, version, 0)}`)).status).toBe(404);
 
     // The status filter in both modes: a replaced version is history only.
-    expect(mine((await get<{ uploads: UploadListing[] }>('/uploads', { status: 'replaced', limit: '1000' })).body.uploads)).toEqual([]);
-    expect(mine((await get<{ uploads: UploadListing[] }>('/uploads', { status: 'replaced', history: 'true', limit: '1000' })).body.uploads)).toEqual([{ key: kept, version: first, status: 'replaced', replacedBy: second }]);
-    expect(mine((await get<{ uploads: UploadListing[] }>('/uploads', { status: 'deleted', history: 'true', limit: '1000' })).body.uploads)).toHaveLength(2);
+    expect(
+      mine((await get<{ uploads: UploadListing[] }>('/uploads', { status: 'replaced', limit: '1000' })).body.uploads),
+    ).toEqual([]);
+    expect(
+      mine(
+        (await get<{ uploads: UploadListing[] }>('/uploads', { status: 'replaced', history: 'true', limit: '1000' }))
+          .body.uploads,
+      ),
+    ).toEqual([{ key: kept, version: first, status: 'replaced', replacedBy: second }]);
+    expect(
+      mine(
+        (await get<{ uploads: UploadListing[] }>('/uploads', { status: 'deleted', history: 'true', limit: '1000' }))
+          .body.uploads,
+      ),
+    ).toHaveLength(2);
 
     // Paging in history: one record a page, every record once, and a cursor of one mode is refused by the other.
     const seen: string[] = [];
     let next: string | undefined;
     let pages = 0;
     do {
-      const page = await get<{ uploads: UploadListing[]; next?: string }>('/uploads', { limit: '1', history: 'true', ...(next ? { next } : {}) });
+      const page = await get<{ uploads: UploadListing[]; next?: string }>('/uploads', {
+        limit: '1',
+        history: 'true',
+        ...(next ? { next } : {}),
+      });
       seen.push(...page.body.uploads.map((x) => `${x.key} ${x.version}`));
       next = page.body.next;
       pages++;
@@ -1061,17 +1398,27 @@ describe('uploads', () => {
     expect(seen.filter((x) => x.startsWith(`states-${u}/`))).toHaveLength(4);
     const historyCursor = (await get<{ next?: string }>('/uploads', { limit: '1', history: 'true' })).body.next!;
     expect((await get<ErrorBody>('/uploads', { limit: '1', next: historyCursor })).status).toBe(400);
-    expect((await get<ErrorBody>('/uploads', { history: 'yes' })).body.error.message).toMatch(/^history: expected true/);
+    expect((await get<ErrorBody>('/uploads', { history: 'yes' })).body.error.message).toMatch(
+      /^history: expected true/,
+    );
   });
 
   it('POST /uploads presigns a PUT that stores the object with its device and tags', async () => {
     const key = `presigned-${uid()}/scsi2sd redux.txt`;
-    const r = await call<PresignedUpload>('POST', '/uploads', { body: { key, device: 'indy-scsi2sd', tags: { interface: 'SCSI', rpm: '7200' }, size: REDUX.length } });
+    const r = await call<PresignedUpload>('POST', '/uploads', {
+      body: { key, device: 'indy-scsi2sd', tags: { interface: 'SCSI', rpm: '7200' }, size: REDUX.length },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      url: expect.stringMatching(new RegExp(`^${env.s3Endpoint}/${env.bucket}/presigned-[0-9a-f]{8}/scsi2sd%20redux\\.txt\\?`)),
+      url: expect.stringMatching(
+        new RegExp(`^${env.s3Endpoint}/${env.bucket}/presigned-[0-9a-f]{8}/scsi2sd%20redux\\.txt\\?`),
+      ),
       method: 'PUT',
-      headers: { 'x-amz-meta-device': 'indy-scsi2sd', 'x-amz-meta-tags': 'interface=SCSI;rpm=7200', 'content-length': String(REDUX.length) },
+      headers: {
+        'x-amz-meta-device': 'indy-scsi2sd',
+        'x-amz-meta-tags': 'interface=SCSI;rpm=7200',
+        'content-length': String(REDUX.length),
+      },
       bucket: env.bucket,
       key,
       expiresIn: 900,
@@ -1098,7 +1445,10 @@ describe('uploads', () => {
 
   it('POST /uploads refuses what the lab would not ingest', async () => {
     const cases: [Call, RegExp][] = [
-      [{ body: { key: 'big.txt', size: 10_000_001 } }, /^size: 10000001 bytes is more than this lab's limit of 10000000 bytes$/],
+      [
+        { body: { key: 'big.txt', size: 10_000_001 } },
+        /^size: 10000001 bytes is more than this lab's limit of 10000000 bytes$/,
+      ],
       [{ body: { key: 'a\u0001b.txt', size: 1 } }, /^key: no control characters/],
       [{ body: { key: 'x'.repeat(1025), size: 1 } }, /^key: at most 1024 bytes/],
       [{ body: { key: '', size: 1 } }, /^key: expected an object key/],
@@ -1106,13 +1456,20 @@ describe('uploads', () => {
       [{ body: { key: 'ok.txt' } }, /^size: required; expected the number of bytes/],
       [{ body: { key: 'ok.txt', size: 1, tags: { 'bad key': 'v' } } }, /^tags: /],
       [{ body: { key: 'ok.txt', size: -1 } }, /^size: /],
-      [{ body: { key: 'ok.txt', size: 1, colour: 'red' } }, /^colour: unknown field; expected key, size, device, tags$/],
+      [
+        { body: { key: 'ok.txt', size: 1, colour: 'red' } },
+        /^colour: unknown field; expected key, size, device, tags$/,
+      ],
       [{ rawBody: '{not json' }, /^body: expected a JSON object/],
       [{ rawBody: '[1,2]' }, /^body: expected a JSON object/],
     ];
     for (const [c, message] of cases) {
       const r = await call<ErrorBody>('POST', '/uploads', c);
-      expect({ status: r.status, code: r.body.error?.code, message: r.body.error?.message }).toEqual({ status: 400, code: 'bad_request', message: expect.stringMatching(message) });
+      expect({ status: r.status, code: r.body.error?.code, message: r.body.error?.message }).toEqual({
+        status: 400,
+        code: 'bad_request',
+        message: expect.stringMatching(message),
+      });
     }
   });
 });
@@ -1181,7 +1538,12 @@ describe('comparison answers', () => {
       expect(counter.detail().reads).toEqual(STAMPS);
 
       // Deleting it stamps the label again: back to one run (the first answer's data, so its statistics are reused).
-      const removed = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: `stamp-a-${u}/redux-2.txt`, sequencer: sequencer() });
+      const removed = s3EventRecord({
+        eventName: 'ObjectRemoved:Delete',
+        bucket: env.bucket,
+        key: `stamp-a-${u}/redux-2.txt`,
+        sequencer: sequencer(),
+      });
       expect(await ingestHandler(sqsEvent([removed]), lambdaContext())).toEqual({ batchItemFailures: [] });
       const fourth = await get<Comparison>('/compare', query);
       expect(fourth.body.a.runs).toBe(1);
@@ -1219,7 +1581,10 @@ describe('comparison answers', () => {
 
       // An upload of a new disk under side a: the label is stamped with its series.
       await ingest(`stamp-io-a-${u}/two.txt`, log(['sdd']));
-      expect((await answer('computed')).a).toMatchObject({ runs: 2, devices: ['sda', 'sdb', 'sdd'].map((n) => `stamp-io-a-${u}/${n}`) });
+      expect((await answer('computed')).a).toMatchObject({
+        runs: 2,
+        devices: ['sda', 'sdb', 'sdd'].map((n) => `stamp-io-a-${u}/${n}`),
+      });
       await answer('cached');
 
       // A run more on one disk.
@@ -1228,9 +1593,17 @@ describe('comparison answers', () => {
       await answer('cached');
 
       // Deleting the only run of a disk: the label is stamped by the delete.
-      const removed = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: `stamp-io-a-${u}/two.txt`, sequencer: sequencer() });
+      const removed = s3EventRecord({
+        eventName: 'ObjectRemoved:Delete',
+        bucket: env.bucket,
+        key: `stamp-io-a-${u}/two.txt`,
+        sequencer: sequencer(),
+      });
       expect(await ingestHandler(sqsEvent([removed]), lambdaContext())).toEqual({ batchItemFailures: [] });
-      expect((await answer('computed')).a).toMatchObject({ runs: 2, devices: ['sda', 'sdb'].map((n) => `stamp-io-a-${u}/${n}`) });
+      expect((await answer('computed')).a).toMatchObject({
+        runs: 2,
+        devices: ['sda', 'sdb'].map((n) => `stamp-io-a-${u}/${n}`),
+      });
     } finally {
       setApiDeps(deps);
     }
@@ -1300,9 +1673,16 @@ describe('tag selectors', () => {
 
       // Another run with the tag, on another device, is found; other terms narrow it.
       await ingest(`tagged-c-${u}/redux.txt`, REDUX, { metadata: { tags: `interface=${sas}` } });
-      expect((await get<Comparison>('/compare', query)).body.a).toMatchObject({ runs: 2, devices: [`tagged-a-${u}`, `tagged-c-${u}`] });
-      expect((await get<Comparison>('/compare', { ...query, a: `tag.interface=${sas},tag.rpm=10000` })).body.a).toMatchObject({ runs: 1, devices: [`tagged-a-${u}`] });
-      expect((await get<Comparison>('/compare', { ...query, a: `tag.interface=${sas},tagged-c*` })).body.a).toMatchObject({ runs: 1, devices: [`tagged-c-${u}`] });
+      expect((await get<Comparison>('/compare', query)).body.a).toMatchObject({
+        runs: 2,
+        devices: [`tagged-a-${u}`, `tagged-c-${u}`],
+      });
+      expect(
+        (await get<Comparison>('/compare', { ...query, a: `tag.interface=${sas},tag.rpm=10000` })).body.a,
+      ).toMatchObject({ runs: 1, devices: [`tagged-a-${u}`] });
+      expect(
+        (await get<Comparison>('/compare', { ...query, a: `tag.interface=${sas},tagged-c*` })).body.a,
+      ).toMatchObject({ runs: 1, devices: [`tagged-c-${u}`] });
       counter.detail();
 
       // A TAG item whose run has no META (half-written, or half-deleted) does not count.
@@ -1310,17 +1690,39 @@ describe('tag selectors', () => {
       await env.db.send(
         new PutCommand({
           TableName: env.tableName,
-          Item: { pk: runPk(ghost), sk: tagKey('interface', sas), type: 'tag', runId: ghost, format: 'diskperf', label: 'ghost', tags: { interface: sas }, time: '2099-01-01T00:00:00', gsi3pk: tagKey('interface', sas), gsi3sk: deviceSk('2099-01-01T00:00:00', ghost) },
+          Item: {
+            pk: runPk(ghost),
+            sk: tagKey('interface', sas),
+            type: 'tag',
+            runId: ghost,
+            format: 'diskperf',
+            label: 'ghost',
+            tags: { interface: sas },
+            time: '2099-01-01T00:00:00',
+            gsi3pk: tagKey('interface', sas),
+            gsi3sk: deviceSk('2099-01-01T00:00:00', ghost),
+          },
         }),
       );
       expect((await get<Comparison>('/compare', query)).body.a.runs).toBe(2);
 
       // Deleting an object removes its runs' TAG items with them.
-      const removed = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: `tagged-c-${u}/redux.txt`, sequencer: sequencer() });
+      const removed = s3EventRecord({
+        eventName: 'ObjectRemoved:Delete',
+        bucket: env.bucket,
+        key: `tagged-c-${u}/redux.txt`,
+        sequencer: sequencer(),
+      });
       expect(await ingestHandler(sqsEvent([removed]), lambdaContext())).toEqual({ batchItemFailures: [] });
       expect((await get<Comparison>('/compare', query)).body.a).toMatchObject({ runs: 1, devices: [`tagged-a-${u}`] });
       const [thirdRun] = idsOf(`tagged-c-${u}/redux.txt`, 1);
-      const left = await env.db.send(new QueryCommand({ TableName: env.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': runPk(thirdRun!) } }));
+      const left = await env.db.send(
+        new QueryCommand({
+          TableName: env.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': runPk(thirdRun!) },
+        }),
+      );
       expect(left.Items).toEqual([]);
     } finally {
       setApiDeps(deps);
@@ -1331,13 +1733,27 @@ describe('tag selectors', () => {
     const tableName = `before-tags-${uid()}`;
     const input = createTableInput(tableName);
     const kept = input.GlobalSecondaryIndexes!.filter((i) => i.IndexName !== INDEXES.byTag.name);
-    const admin = new DynamoDBClient({ region: 'us-east-1', endpoint: env.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const admin = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: env.dynamodbEndpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
-      await admin.send(new CreateTableCommand({ ...input, GlobalSecondaryIndexes: kept, AttributeDefinitions: input.AttributeDefinitions!.filter((a) => a.AttributeName !== INDEXES.byTag.partitionKey && a.AttributeName !== INDEXES.byTag.sortKey) }));
+      await admin.send(
+        new CreateTableCommand({
+          ...input,
+          GlobalSecondaryIndexes: kept,
+          AttributeDefinitions: input.AttributeDefinitions!.filter(
+            (a) => a.AttributeName !== INDEXES.byTag.partitionKey && a.AttributeName !== INDEXES.byTag.sortKey,
+          ),
+        }),
+      );
     } finally {
       admin.destroy();
     }
-    await expect(resolveSelector({ db: env.db, tableName }, parseSelector('tag.interface=SAS'))).rejects.toThrow(`table ${tableName} has no byTag index`);
+    await expect(resolveSelector({ db: env.db, tableName }, parseSelector('tag.interface=SAS'))).rejects.toThrow(
+      `table ${tableName} has no byTag index`,
+    );
   });
 });
 
@@ -1351,7 +1767,11 @@ describe('reads per comparison', () => {
     const comparisons: Record<string, Record<string, string>> = {
       'redux vs sync': { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'all' },
       'redux vs 300G*': { a: 'scsi2sd_redux', b: '300G*' },
-      'x4100 maxcontig': { a: 'x4100/c0t0d0,context~tunefs -a 1 /opt', b: 'x4100/c0t0d0,context~tunefs -a 32', metric: 'write_iops' },
+      'x4100 maxcontig': {
+        a: 'x4100/c0t0d0,context~tunefs -a 1 /opt',
+        b: 'x4100/c0t0d0,context~tunefs -a 32',
+        metric: 'write_iops',
+      },
       'x4100 vs fedora-ws': { a: 'x4100', b: 'fedora-ws', metric: 'write_iops' },
       'x4100 vs one of its disks': { a: 'x4100', b: 'x4100/c0t0d0,context~tunefs -a 32', metric: 'write_iops' },
     };

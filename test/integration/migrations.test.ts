@@ -10,14 +10,16 @@ import { parseText } from '../../shared/parsers/index.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { runId } from '../../shared/store/keys.ts';
 import { indexIostatRunsByLabel, settleUploadStates } from '../../shared/store/migrations.ts';
-import { listUploads } from '../../shared/store/listings.ts';
+import { listUploads } from '../../shared/listings.ts';
 import { makeCurrent } from '../../shared/store/objects.ts';
-import { uploadRecord, type ObjectRef } from '../../shared/store/records.ts';
-import { ReadSession, resolveSelector } from '../../shared/store/read.ts';
-import { deviceItem, iostatRunItem } from '../../shared/store/records.ts';
+import { uploadRecord, type ObjectRef } from '../../shared/store/items.ts';
+import { ReadSession } from '../../shared/store/session.ts';
+import { resolveSelector } from '../../shared/compare/selection.ts';
+import { deviceItem } from '../../shared/store/items.ts';
+import { iostatRunItem } from '../../shared/store/run-items.ts';
 import { parseSelector } from '../../shared/selectors.ts';
-import { startEmulators, type Emulators } from '../support/emulators.ts';
-import { iostatSession, THREE_DISKS } from '../support/ground-truth.ts';
+import { startEmulators, type Emulators } from '../../harness/emulators.ts';
+import { iostatSession, THREE_DISKS } from '../../harness/ground-truth.ts';
 
 let env: Emulators;
 beforeAll(async () => {
@@ -26,15 +28,28 @@ beforeAll(async () => {
 afterAll(async () => env?.stop());
 
 async function store(label: string, n: number, old: boolean): Promise<void> {
-  const run = (await parseText(iostatSession({ disks: THREE_DISKS, k: 1, noise: 0.03, random: prng(n) }), `${label}/${n}.txt`)).runs[0] as IostatRun;
+  const run = (
+    await parseText(iostatSession({ disks: THREE_DISKS, k: 1, noise: 0.03, random: prng(n) }), `${label}/${n}.txt`)
+  ).runs[0] as IostatRun;
   const key = `${label}/${n}.txt`;
-  const items = iostatRunItem(run, { runId: runId('b', key, 'v1', 0), label, tags: {}, source: { bucket: 'b', key, version: 'v1' }, ingestedAt: `2024-01-0${n}T00:00:00Z` }, () => 1);
+  const items = iostatRunItem(
+    run,
+    {
+      runId: runId('b', key, 'v1', 0),
+      label,
+      tags: {},
+      source: { bucket: 'b', key, version: 'v1' },
+      ingestedAt: `2024-01-0${n}T00:00:00Z`,
+    },
+    () => 1,
+  );
   const writer = new BatchWriter(env.db, env.tableName);
   for (const s of items.series) writer.put(s);
   // What an earlier version wrote: the META not indexed by label.
   const { gsi1pk: _pk, gsi1sk: _sk, seriesMeans: _means, ...unindexed } = items.run;
   writer.put(old ? unindexed : items.run);
-  for (const disk of THREE_DISKS) writer.put(deviceItem(`${label}/${disk.name}`, 'iostat', '2024-01-01T00:00:00.000Z', 'v1'));
+  for (const disk of THREE_DISKS)
+    writer.put(deviceItem(`${label}/${disk.name}`, 'iostat', '2024-01-01T00:00:00.000Z', 'v1'));
   await writer.flush();
 }
 
@@ -57,7 +72,17 @@ describe('indexIostatRunsByLabel', () => {
     expect(await runsOf('old-lab')).toBe(3);
     const s = { db: env.db, tableName: env.tableName };
     const upgraded = await resolveSelector(s, parseSelector('old-lab'), new ReadSession(s));
-    expect(upgraded.map((o) => o.device).sort()).toEqual(['old-lab/sda', 'old-lab/sda', 'old-lab/sda', 'old-lab/sdb', 'old-lab/sdb', 'old-lab/sdb', 'old-lab/sdc', 'old-lab/sdc', 'old-lab/sdc']);
+    expect(upgraded.map((o) => o.device).sort()).toEqual([
+      'old-lab/sda',
+      'old-lab/sda',
+      'old-lab/sda',
+      'old-lab/sdb',
+      'old-lab/sdb',
+      'old-lab/sdb',
+      'old-lab/sdc',
+      'old-lab/sdc',
+      'old-lab/sdc',
+    ]);
     expect(upgraded.every((o) => typeof o.values.write_iops === 'number' && o.samples! > 0)).toBe(true);
     expect(await indexIostatRunsByLabel({ db: env.db, tableName: env.tableName })).toBe(0);
   });
@@ -65,10 +90,21 @@ describe('indexIostatRunsByLabel', () => {
 
 describe('settleUploadStates', () => {
   const bucket = 'old-states';
-  const version = (key: string, v: string, sequencer: string): ObjectRef => ({ bucket, key, version: v, sequencer, size: 10 });
+  const version = (key: string, v: string, sequencer: string): ObjectRef => ({
+    bucket,
+    key,
+    version: v,
+    sequencer,
+    size: 10,
+  });
   /** What an earlier version left: every record listed as its key's current state. */
   async function oldRecord(object: ObjectRef, status: 'ready' | 'failed', message?: string): Promise<void> {
-    const record = uploadRecord(object, status, { runCount: status === 'ready' ? 1 : 0, ...(message ? { message } : {}) }, '2024-01-01T00:00:00.000Z');
+    const record = uploadRecord(
+      object,
+      status,
+      { runCount: status === 'ready' ? 1 : 0, ...(message ? { message } : {}) },
+      '2024-01-01T00:00:00.000Z',
+    );
     const writer = new BatchWriter(env.db, env.tableName);
     writer.put(record);
     await writer.flush();
@@ -85,14 +121,25 @@ describe('settleUploadStates', () => {
     await makeCurrent(s, version('disk/b.txt', 'w1', '03'), 0, false);
     await makeCurrent(s, version('disk/b.txt', 'w1-deleted', '04'), 0, true);
     const before = (await listUploads(s, { limit: 100 })).filter((u) => u.bucket === bucket);
-    expect(before.map((u) => `${u.key} ${u.version} ${u.status}`).sort()).toEqual(['disk/a.txt v1 ready', 'disk/a.txt v2 ready', 'disk/b.txt w1 failed']);
+    expect(before.map((u) => `${u.key} ${u.version} ${u.status}`).sort()).toEqual([
+      'disk/a.txt v1 ready',
+      'disk/a.txt v2 ready',
+      'disk/b.txt w1 failed',
+    ]);
 
     expect(await settleUploadStates(s, '2024-02-01T00:00:00.000Z')).toBeGreaterThanOrEqual(2);
 
     const current = (await listUploads(s, { limit: 100 })).filter((u) => u.bucket === bucket);
-    expect(current.map((u) => `${u.key} ${u.version} ${u.status}`).sort()).toEqual(['disk/a.txt v2 ready', 'disk/b.txt w1 deleted']);
+    expect(current.map((u) => `${u.key} ${u.version} ${u.status}`).sort()).toEqual([
+      'disk/a.txt v2 ready',
+      'disk/b.txt w1 deleted',
+    ]);
     const history = (await listUploads(s, { limit: 100, history: true })).filter((u) => u.bucket === bucket);
-    expect(history.map((u) => `${u.key} ${u.version} ${u.status} ${u.replacedBy ?? '-'}`).sort()).toEqual(['disk/a.txt v1 replaced v2', 'disk/a.txt v2 ready -', 'disk/b.txt w1 deleted -']);
+    expect(history.map((u) => `${u.key} ${u.version} ${u.status} ${u.replacedBy ?? '-'}`).sort()).toEqual([
+      'disk/a.txt v1 replaced v2',
+      'disk/a.txt v2 ready -',
+      'disk/b.txt w1 deleted -',
+    ]);
     // Done once: a second start reads the marker and scans nothing.
     expect(await settleUploadStates(s, '2024-02-02T00:00:00.000Z')).toBe(0);
   });

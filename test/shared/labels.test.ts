@@ -41,7 +41,9 @@ describe('RFC 2047 metadata values', () => {
   });
 
   it('a device label is decoded, and control characters it hid are removed', () => {
-    expect(labelFromObject('k.txt', { device: `=?UTF-8?B?${b64('disk\u001b[31m\nevil\u202e')}?=` })).toBe('disk[31mevil');
+    expect(labelFromObject('k.txt', { device: `=?UTF-8?B?${b64('disk\u001b[31m\nevil\u202e')}?=` })).toBe(
+      'disk[31mevil',
+    );
   });
 
   it('tags are decoded before they are checked', () => {
@@ -51,14 +53,24 @@ describe('RFC 2047 metadata values', () => {
 
 describe('limits and messages', () => {
   it('names the limits', () => {
-    expect(() => labelFromObject('k', { device: 'd'.repeat(MAX_LABEL_LENGTH + 1) })).toThrow(`is longer than ${MAX_LABEL_LENGTH} characters`);
+    expect(() => labelFromObject('k', { device: 'd'.repeat(MAX_LABEL_LENGTH + 1) })).toThrow(
+      `is longer than ${MAX_LABEL_LENGTH} characters`,
+    );
     expect(() => parseTags(`a=${'x'.repeat(MAX_TAG_LENGTH + 1)}`)).toThrow(`1-${MAX_TAG_LENGTH} characters`);
-    expect(() => parseTags(Array.from({ length: MAX_TAGS + 1 }, (_, i) => `t${i}=a`).join(';'))).toThrow(`${MAX_TAGS + 1} tags; at most ${MAX_TAGS}`);
+    expect(() => parseTags(Array.from({ length: MAX_TAGS + 1 }, (_, i) => `t${i}=a`).join(';'))).toThrow(
+      `${MAX_TAGS + 1} tags; at most ${MAX_TAGS}`,
+    );
   });
 
   it('messages show control characters escaped', () => {
-    expect(() => parseTags('ok=1;bad=va\tl\u001bue')).toThrow(new LabelError('tag "bad=va\\tl\\x1bue": keys and values are 1-64 characters of letters, digits and _ . : + @ / -'));
-    expect(() => parseTags('no-equals\u0007')).toThrow(new LabelError('tag "no-equals\\x07" is not key=value (expected e.g. interface=SAS;rpm=10000)'));
+    expect(() => parseTags('ok=1;bad=va\tl\u001bue')).toThrow(
+      new LabelError(
+        'tag "bad=va\\tl\\x1bue": keys and values are 1-64 characters of letters, digits and _ . : + @ / -',
+      ),
+    );
+    expect(() => parseTags('no-equals\u0007')).toThrow(
+      new LabelError('tag "no-equals\\x07" is not key=value (expected e.g. interface=SAS;rpm=10000)'),
+    );
   });
 });
 
@@ -88,19 +100,33 @@ describe('look-alike names are one label', () => {
 
   it('normalising is idempotent and leaves no invisible, control or doubled whitespace character', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('\u200b', '\u00a0', '\u0301', '\u001b', '\ud800', ' ', '\t', 'e', '#'), fc.string({ unit: 'binary', maxLength: 1 })), maxLength: 30 }), (raw) => {
-        const once = normaliseName(raw);
-        expect(normaliseName(once)).toBe(once);
-        expect(once).not.toMatch(/[\p{Cf}\p{Cc}\p{Cs}]|\s{2}|^\s|\s$|[^\S ]/u);
-        expect(once).toBe(once.normalize('NFC'));
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.oneof(
+            fc.constantFrom('\u200b', '\u00a0', '\u0301', '\u001b', '\ud800', ' ', '\t', 'e', '#'),
+            fc.string({ unit: 'binary', maxLength: 1 }),
+          ),
+          maxLength: 30,
+        }),
+        (raw) => {
+          const once = normaliseName(raw);
+          expect(normaliseName(once)).toBe(once);
+          expect(once).not.toMatch(/[\p{Cf}\p{Cc}\p{Cs}]|\s{2}|^\s|\s$|[^\S ]/u);
+          expect(once).toBe(once.normalize('NFC'));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
 });
 
 describe('"#" in a device name', () => {
-  const LOG = ['extended device statistics', 'r/s w/s kr/s kw/s wait actv wsvc_t asvc_t %w %b device', '1.0 2.0 3.0 4.0 0.0 0.0 0.1 0.2 0 1 c1#t1d0', '1.0 2.0 3.0 4.0 0.0 0.0 0.1 0.2 0 1 c1t2d0'].join('\n');
+  const LOG = [
+    'extended device statistics',
+    'r/s w/s kr/s kw/s wait actv wsvc_t asvc_t %w %b device',
+    '1.0 2.0 3.0 4.0 0.0 0.0 0.1 0.2 0 1 c1#t1d0',
+    '1.0 2.0 3.0 4.0 0.0 0.0 0.1 0.2 0 1 c1t2d0',
+  ].join('\n');
 
   it('the series keeps the name as printed; its label has "_" for "#", and no "#" at all', async () => {
     const run = (await parseText(LOG)).runs[0] as IostatRun;
@@ -116,8 +142,14 @@ describe('"#" in a device name', () => {
     const run = (await parseText(log)).runs[0] as IostatRun;
     expect(run.series.map((s) => s.device)).toEqual(['c1#t1d0', 'c1t2d0']);
     expect(run.warnings.map((w) => [w.line, w.message])).toEqual([
-      [5, 'device "c1_t1d0" would be listed as "c1_t1d0", as device "c1#t1d0" already is; row skipped (the two names differ only in invisible characters, spacing or "#")'],
-      [6, 'device "c1t2\u200bd0" would be listed as "c1t2d0", as device "c1t2d0" already is; row skipped (the two names differ only in invisible characters, spacing or "#")'],
+      [
+        5,
+        'device "c1_t1d0" would be listed as "c1_t1d0", as device "c1#t1d0" already is; row skipped (the two names differ only in invisible characters, spacing or "#")',
+      ],
+      [
+        6,
+        'device "c1t2\u200bd0" would be listed as "c1t2d0", as device "c1t2d0" already is; row skipped (the two names differ only in invisible characters, spacing or "#")',
+      ],
     ]);
   });
 
@@ -125,18 +157,24 @@ describe('"#" in a device name', () => {
     const log = `${LOG}\n1.0 2.0 3.0 4.0 0.0 0.0 0.1 0.2 0 1 \u200b\u2060`;
     const run = (await parseText(log)).runs[0] as IostatRun;
     expect(run.series).toHaveLength(2);
-    expect(run.warnings.map((w) => w.message)).toEqual(['device name "\u200b\u2060" has no visible characters; row skipped']);
+    expect(run.warnings.map((w) => w.message)).toEqual([
+      'device name "\u200b\u2060" has no visible characters; row skipped',
+    ]);
   });
 });
 
 describe('tags that would lose what was written are refused', () => {
   it('a key given twice, with the key and both values named', () => {
-    expect(() => parseTags('rpm=1;rpm=2')).toThrow(new LabelError('tag key "rpm" given twice (rpm=1, rpm=2); give each key once'));
+    expect(() => parseTags('rpm=1;rpm=2')).toThrow(
+      new LabelError('tag key "rpm" given twice (rpm=1, rpm=2); give each key once'),
+    );
     expect(() => parseTags('interface=SAS, medium=hdd, interface=SAS')).toThrow('tag key "interface" given twice');
   });
 
   it.each(['__proto__', 'constructor', 'prototype'])('the reserved key %s', (key) => {
-    expect(() => parseTags(`a=1;${key}=x`)).toThrow(new LabelError(`tag key "${key}" is reserved (__proto__, constructor, prototype); choose another key`));
+    expect(() => parseTags(`a=1;${key}=x`)).toThrow(
+      new LabelError(`tag key "${key}" is reserved (__proto__, constructor, prototype); choose another key`),
+    );
   });
 
   it('keys that differ are all kept, as own properties', () => {

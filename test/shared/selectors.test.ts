@@ -10,11 +10,11 @@ import {
   MAX_SELECTOR_LENGTH,
   parsePattern,
   parseSelector,
-  planSelector,
   SELECTOR_HELP,
   SelectorError,
   type SelectorCandidate,
 } from '../../shared/selectors.ts';
+import { planSelector } from '../../shared/label-plans.ts';
 import { exactNameProperty, referenceGlobMatch } from '../support/fuzz/selectors.ts';
 
 const candidate: SelectorCandidate = {
@@ -53,21 +53,34 @@ describe('selectors', () => {
     expect(() => parseSelector('run=42')).toThrow(/r followed by 24 hex digits/);
     expect(() => parseSelector('tag.k=v v')).toThrow(/tag keys and values/);
     expect(() => parseSelector('a,'.repeat(11))).toThrow(/at most 10/);
-    expect(() => parseSelector('x'.repeat(MAX_SELECTOR_LENGTH + 1))).toThrow(new RegExp(`longer than ${MAX_SELECTOR_LENGTH}`));
+    expect(() => parseSelector('x'.repeat(MAX_SELECTOR_LENGTH + 1))).toThrow(
+      new RegExp(`longer than ${MAX_SELECTOR_LENGTH}`),
+    );
     expect(() => parseSelector('device=a=b')).toThrow(/an = or ~ in it ends a term name: write \\= or \\~/);
     expect(() => parseSelector('host~x')).toThrow(/only context~TEXT/);
   });
 
   it('plans a lookup by run, exact device, tag, device prefix or all devices, narrowest first', () => {
-    expect(planSelector(parseSelector('run=r0123456789abcdef01234567,sas'))).toEqual({ by: 'run', runId: 'r0123456789abcdef01234567' });
+    expect(planSelector(parseSelector('run=r0123456789abcdef01234567,sas'))).toEqual({
+      by: 'run',
+      runId: 'r0123456789abcdef01234567',
+    });
     expect(planSelector(parseSelector('sas10k'))).toEqual({ by: 'device', exact: 'sas10k' });
     expect(planSelector(parseSelector('x4100/c*'))).toEqual({ by: 'devicePrefix', prefix: 'x4100/c' });
     expect(planSelector(parseSelector('*/c0t0d0'))).toEqual({ by: 'allDevices' });
     expect(planSelector(parseSelector('format=iostat,host=isen*'))).toEqual({ by: 'allDevices' });
     // A tag term is looked up in the tag index, unless the selector names one device or run.
     expect(planSelector(parseSelector('tag.interface=SAS'))).toEqual({ by: 'tag', key: 'interface', value: 'SAS' });
-    expect(planSelector(parseSelector('*/c0t0d0,tag.rpm=10000,tag.interface=SAS'))).toEqual({ by: 'tag', key: 'rpm', value: '10000' });
-    expect(planSelector(parseSelector('x4100/c*,tag.interface=SAS'))).toEqual({ by: 'tag', key: 'interface', value: 'SAS' });
+    expect(planSelector(parseSelector('*/c0t0d0,tag.rpm=10000,tag.interface=SAS'))).toEqual({
+      by: 'tag',
+      key: 'rpm',
+      value: '10000',
+    });
+    expect(planSelector(parseSelector('x4100/c*,tag.interface=SAS'))).toEqual({
+      by: 'tag',
+      key: 'interface',
+      value: 'SAS',
+    });
     expect(planSelector(parseSelector('tag.interface=SAS,sas10k'))).toEqual({ by: 'device', exact: 'sas10k' });
     // Any exact device term names the label; else the longest literal prefix among the patterns.
     expect(planSelector(parseSelector('x4100/*,x4100/c0t0d0'))).toEqual({ by: 'device', exact: 'x4100/c0t0d0' });
@@ -98,8 +111,17 @@ describe('selectors', () => {
       ['[a]', 'a'],
       ['.*', 'x'],
     ];
-    for (const [glob, text] of cases) expect(globMatches(glob, text), `${glob} ~ ${text}`).toBe(referenceGlobMatch(glob, text));
-    expect(cases.filter(([g, t]) => globMatches(g, t)).map(([g]) => g)).toEqual(['x4100/*', 'x4100/c?t0d0', 'a+b (2)', '*', 'a*b*c', '*a*', '**a']);
+    for (const [glob, text] of cases)
+      expect(globMatches(glob, text), `${glob} ~ ${text}`).toBe(referenceGlobMatch(glob, text));
+    expect(cases.filter(([g, t]) => globMatches(g, t)).map(([g]) => g)).toEqual([
+      'x4100/*',
+      'x4100/c?t0d0',
+      'a+b (2)',
+      '*',
+      'a*b*c',
+      '*a*',
+      '**a',
+    ]);
   });
 });
 
@@ -138,7 +160,16 @@ describe('naming any label', () => {
   });
 
   it('exactPattern writes any label so that it names that label and no other', () => {
-    for (const name of ['a,b=c~d*e?f\\g', '*', '\\', 'x4100/c0t0d0', 'tag.rpm=10000', 'run=r0123456789abcdef01234567', 'context~x', 'device=x']) {
+    for (const name of [
+      'a,b=c~d*e?f\\g',
+      '*',
+      '\\',
+      'x4100/c0t0d0',
+      'tag.rpm=10000',
+      'run=r0123456789abcdef01234567',
+      'context~x',
+      'device=x',
+    ]) {
       const written = exactPattern(name);
       expect(planSelector(parseSelector(written)), written).toEqual({ by: 'device', exact: name });
       expect(planSelector(parseSelector(`device=${written}`)), written).toEqual({ by: 'device', exact: name });
@@ -153,7 +184,9 @@ describe('naming any label', () => {
     expect(label(`device=${longest}`)).toMatchObject({ exact: longest });
     const stars = '*'.repeat(MAX_PATTERN_LENGTH);
     expect(label(exactPattern(stars))).toMatchObject({ exact: stars });
-    expect(() => parseSelector(`${longest}x`)).toThrow(new RegExp(`\\(${MAX_PATTERN_LENGTH + 1} characters; at most ${MAX_PATTERN_LENGTH} printable characters`));
+    expect(() => parseSelector(`${longest}x`)).toThrow(
+      new RegExp(`\\(${MAX_PATTERN_LENGTH + 1} characters; at most ${MAX_PATTERN_LENGTH} printable characters`),
+    );
     expect(() => parseSelector(`host=${'h'.repeat(MAX_PATTERN_LENGTH + 1)}`)).toThrow(SelectorError);
     // Two such terms fit one selector.
     expect(parseSelector(`device=${exactPattern(stars)},device=${exactPattern(stars)}`).terms).toHaveLength(2);
@@ -168,6 +201,8 @@ describe('naming any label', () => {
   });
 
   it('the help text says how to escape', () => {
-    expect(SELECTOR_HELP).toContain('a backslash makes the next , = ~ * ? or \\ literal (device=a\\,b\\* is the label "a,b*")');
+    expect(SELECTOR_HELP).toContain(
+      'a backslash makes the next , = ~ * ? or \\ literal (device=a\\,b\\* is the label "a,b*")',
+    );
   });
 });

@@ -2,7 +2,7 @@
  * BatchWriter against a DynamoDB that throttles: UnprocessedItems are a fault
  * dynalite never produces, so a client that returns them stands in for it.
  */
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { BATCH_SIZE, BatchWriter, finite } from '../../../shared/store/batch.ts';
 
@@ -80,10 +80,23 @@ describe('BatchWriter', () => {
   });
 
   it('stores values nobody can measure (NaN, Infinity) as null', () => {
-    expect(finite({ a: 1, b: Number.NaN, c: [Infinity, 2], d: { e: -Infinity }, f: 'x', g: undefined })).toEqual({ a: 1, b: null, c: [null, 2], d: { e: null }, f: 'x' });
+    expect(finite({ a: 1, b: Number.NaN, c: [Infinity, 2], d: { e: -Infinity }, f: 'x', g: undefined })).toEqual({
+      a: 1,
+      b: null,
+      c: [null, 2],
+      d: { e: null },
+      f: 'x',
+    });
   });
 
   it('stores numbers beyond DynamoDB range (1e126 and up) as null and ones below 1e-130 as 0', () => {
-    expect(finite({ big: 1e308, edge: 1e125, small: 1e-200, neg: -1e200, zero: 0, fine: 2 ** 60 })).toEqual({ big: null, edge: 1e125, small: 0, neg: null, zero: 0, fine: 2 ** 60 });
+    expect(finite({ big: 1e308, edge: 1e125, small: 1e-200, neg: -1e200, zero: 0, fine: 2 ** 60 })).toEqual({
+      big: null,
+      edge: 1e125,
+      small: 0,
+      neg: null,
+      zero: 0,
+      fine: 2 ** 60,
+    });
   });
 });

@@ -4,7 +4,9 @@ import { boundedSortKey, MAX_SORT_KEY_BYTES, statusSk } from '../../../shared/st
 
 describe('statusSk', () => {
   it('is the plain key for ordinary keys', () => {
-    expect(statusSk('2024-01-01T00:00:00.000Z', 'b', 'dir/log.txt', 'v1')).toBe('2024-01-01T00:00:00.000Z#b/dir/log.txt#v1');
+    expect(statusSk('2024-01-01T00:00:00.000Z', 'b', 'dir/log.txt', 'v1')).toBe(
+      '2024-01-01T00:00:00.000Z#b/dir/log.txt#v1',
+    );
   });
 
   it('stays within 1,024 bytes for a 1,024-byte key of 4-byte characters, keeps its time order and tells keys apart', () => {

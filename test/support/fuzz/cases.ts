@@ -46,7 +46,8 @@ export interface FuzzFinding {
 function bytesAsBase64(_key: string, value: unknown): unknown {
   if (value instanceof Uint8Array) return { base64: Buffer.from(value).toString('base64') };
   const buffer = value as { type?: unknown; data?: unknown };
-  if (buffer !== null && typeof buffer === 'object' && buffer.type === 'Buffer' && Array.isArray(buffer.data)) return { base64: Buffer.from(buffer.data as number[]).toString('base64') };
+  if (buffer !== null && typeof buffer === 'object' && buffer.type === 'Buffer' && Array.isArray(buffer.data))
+    return { base64: Buffer.from(buffer.data as number[]).toString('base64') };
   return value;
 }
 
@@ -54,7 +55,12 @@ function bytesAsBase64(_key: string, value: unknown): unknown {
 export async function fuzz<T>(target: string, property: fc.IRawProperty<T>, numRuns: number): Promise<FuzzFinding> {
   const started = Date.now();
   const details = await fc.check(property, fuzzParameters<T>(numRuns));
-  const finding: FuzzFinding = { target, cases: details.numRuns + details.numSkips, failed: details.failed, ms: Date.now() - started };
+  const finding: FuzzFinding = {
+    target,
+    cases: details.numRuns + details.numSkips,
+    failed: details.failed,
+    ms: Date.now() - started,
+  };
   if (details.failed) {
     // The error names the case in words; the bytes themselves go to a file, for a regression test.
     const file = join(tmpdir(), `benchdrop-fuzz-${target.replace(/[^\w-]+/g, '-')}-${details.seed}.json`);

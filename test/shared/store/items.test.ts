@@ -4,24 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DiskperfRun, IostatRun, IostatSample } from '../../../shared/model.ts';
+import type { DiskperfRun, IostatRun } from '../../../shared/model.ts';
 import { parseText } from '../../../shared/parsers/index.ts';
-import {
-  ChunkBuilder,
-  chunkSamples,
-  diskperfRows,
-  diskperfRunItem,
-  iostatRunItem,
-  joinSpans,
-  numberText,
-  packRows,
-  runRecord,
-  runTagItems,
-  samplesTime,
-  spanOf,
-  type ChunkItem,
-  type DiskperfRunItem,
-} from '../../../shared/store/records.ts';
+import { ChunkBuilder } from '../../../shared/store/chunks.ts';
+import { chunkSamples } from '../../support/chunks.ts';
+import { diskperfRows, numberText, packRows, runRecord } from '../../../shared/store/packing.ts';
+import { diskperfRunItem, iostatRunItem, joinSpans, samplesTime, spanOf } from '../../../shared/store/run-items.ts';
+import { runTagItems, type ChunkItem, type DiskperfRunItem } from '../../../shared/store/items.ts';
 
 const LINUX = `Linux 5.15.0 (h) \t01/15/2024 \t_x86_64_\t(4 CPU)
 
@@ -52,7 +41,9 @@ describe('sample chunks', () => {
       }
       const last = builder.finish();
       if (last) chunks.push(last);
-      expect(chunks.map((c) => c.sk)).toEqual(chunks.map((_, i) => `CHUNK#${series.device}#${String(i).padStart(5, '0')}`));
+      expect(chunks.map((c) => c.sk)).toEqual(
+        chunks.map((_, i) => `CHUNK#${series.device}#${String(i).padStart(5, '0')}`),
+      );
       const back = chunks.flatMap((c) => chunkSamples(c, run.columns));
       expect(back).toEqual(series.samples);
     }
@@ -60,7 +51,14 @@ describe('sample chunks', () => {
 
   it('values nobody can measure are stored as missing, and times with spaces survive', () => {
     const builder = new ChunkBuilder('r0', 'sda', 10);
-    builder.add({ report: 0, line: 5, sinceBoot: true, values: {}, raw: { 'r/s': Number.POSITIVE_INFINITY, 'w/s': 2 }, time: '01/15/2024 10:00:01 AM' });
+    builder.add({
+      report: 0,
+      line: 5,
+      sinceBoot: true,
+      values: {},
+      raw: { 'r/s': Number.POSITIVE_INFINITY, 'w/s': 2 },
+      time: '01/15/2024 10:00:01 AM',
+    });
     builder.add({ report: 1, line: 9, sinceBoot: false, values: {}, raw: { 'w/s': 3 } });
     const chunk = builder.finish()!;
     expect(chunk.raw).toEqual({ 'r/s': '- -', 'w/s': '2 3' });
@@ -69,7 +67,14 @@ describe('sample chunks', () => {
       { name: 'w/s', unit: 'ops/s', metric: 'write_iops', factor: 1 },
     ]);
     expect(back).toEqual([
-      { report: 0, line: 5, sinceBoot: true, values: { write_iops: 2 }, raw: { 'w/s': 2 }, time: '01/15/2024 10:00:01 AM' },
+      {
+        report: 0,
+        line: 5,
+        sinceBoot: true,
+        values: { write_iops: 2 },
+        raw: { 'w/s': 2 },
+        time: '01/15/2024 10:00:01 AM',
+      },
       { report: 1, line: 9, sinceBoot: false, values: { write_iops: 3 }, raw: { 'w/s': 3 } },
     ]);
   });
@@ -90,7 +95,8 @@ describe('sample chunks', () => {
       }),
       { numRuns: 2000 },
     );
-    for (const v of [0, -0, 0.001, 0.01, 0.1, 0.5, 1.005, 999999999.999, 1e9, 1e21, 1e-7, 123.456, -1.5]) expect(numberText(v)).toBe(String(v));
+    for (const v of [0, -0, 0.001, 0.01, 0.1, 0.5, 1.005, 999999999.999, 1e9, 1e21, 1e-7, 123.456, -1.5])
+      expect(numberText(v)).toBe(String(v));
   });
 
   it('a chunk holds each sample once, in order, however the columns come and go', () => {
@@ -101,29 +107,55 @@ describe('sample chunks', () => {
       builder.add({ report: 6, line: 30, sinceBoot: false, values: {}, raw: { b: 3 } }),
     ];
     expect(full.slice(0, 2)).toEqual([undefined, undefined]);
-    expect(full[2]).toMatchObject({ sk: 'CHUNK#sda#00000', first: 4, count: 3, reports: '4 5 6', lines: '10 20 30', times: '[null,"t5",null]', raw: { a: '1.5 0.25 -', b: '- 2 3' } });
+    expect(full[2]).toMatchObject({
+      sk: 'CHUNK#sda#00000',
+      first: 4,
+      count: 3,
+      reports: '4 5 6',
+      lines: '10 20 30',
+      times: '[null,"t5",null]',
+      raw: { a: '1.5 0.25 -', b: '- 2 3' },
+    });
     // The next chunk starts empty: no column, time or count carried over.
     builder.add({ report: 7, line: 40, sinceBoot: false, values: {}, raw: { c: 7 } });
     const last = builder.finish()!;
-    expect(last).toMatchObject({ sk: 'CHUNK#sda#00001', first: 7, count: 1, reports: '7', lines: '40', raw: { c: '7' } });
+    expect(last).toMatchObject({
+      sk: 'CHUNK#sda#00001',
+      first: 7,
+      count: 1,
+      reports: '7',
+      lines: '40',
+      raw: { c: '7' },
+    });
     expect(last.times).toBeUndefined();
     expect(builder.finish()).toBeUndefined();
   });
 });
 
 describe('diskperf tables', () => {
-  const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/irix/irix-6.5-indy-300G-10K.diskperf.txt');
+  const FIXTURE = join(
+    dirname(fileURLToPath(import.meta.url)),
+    '../../fixtures/irix/irix-6.5-indy-300G-10K.diskperf.txt',
+  );
 
   it('a run item keeps its table column-wise and reads back row for row', async () => {
     const run = (await parseText(readFileSync(FIXTURE, 'utf8'))).runs[0] as DiskperfRun;
     const source = { bucket: 'b', key: 'k', version: 'v' };
-    const item = diskperfRunItem(run, { runId: 'r0', label: 'hdd', tags: {}, source, ingestedAt: '2024-01-01T00:00:00Z' });
+    const item = diskperfRunItem(run, {
+      runId: 'r0',
+      label: 'hdd',
+      tags: {},
+      source,
+      ingestedAt: '2024-01-01T00:00:00Z',
+    });
     expect(item.rows).toBeUndefined();
     expect(item.packedRows!.req_size.split(' ')).toHaveLength(run.rows.length);
     // The 300G disk measured 0.00 random writes at 8 KiB: a 0, not a missing value.
     expect(item.packedRows!.values.rnd_wt!.split(' ')[1]).toBe('0');
     expect(diskperfRows(item)).toEqual(run.rows.map((r) => ({ req_size: r.req_size, values: r.values })));
-    expect(JSON.stringify(item.packedRows).length).toBeLessThan(JSON.stringify(run.rows.map((r) => ({ req_size: r.req_size, values: r.values }))).length / 2);
+    expect(JSON.stringify(item.packedRows).length).toBeLessThan(
+      JSON.stringify(run.rows.map((r) => ({ req_size: r.req_size, values: r.values }))).length / 2,
+    );
   });
 
   it('a row without some column reads back without it; an empty table is empty', () => {
@@ -141,17 +173,29 @@ describe('diskperf tables', () => {
     const legacy = { format: 'diskperf', rows } as unknown as DiskperfRunItem;
     expect(diskperfRows(legacy)).toEqual(rows);
     expect(runRecord(legacy)).toEqual({ format: 'diskperf', rows });
-    expect(runRecord({ format: 'diskperf', packedRows: packRows(rows) } as unknown as DiskperfRunItem)).toEqual({ format: 'diskperf', rows });
+    expect(runRecord({ format: 'diskperf', packedRows: packRows(rows) } as unknown as DiskperfRunItem)).toEqual({
+      format: 'diskperf',
+      rows,
+    });
   });
 });
 
 describe('tag items', () => {
   it('a run gets one TAG item per tag, in its own partition, indexed by tag and newest first; an untagged run none', async () => {
-    const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
+    const FIXTURE = join(
+      dirname(fileURLToPath(import.meta.url)),
+      '../../fixtures/irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt',
+    );
     const run = (await parseText(readFileSync(FIXTURE, 'utf8'))).runs[0] as DiskperfRun;
     const source = { bucket: 'b', key: 'k', version: 'v' };
     const tags = { interface: 'SAS', rpm: '10000' };
-    const item = diskperfRunItem(run, { runId: 'r0', label: 'sas10k', tags, source, ingestedAt: '2024-01-01T00:00:00Z' });
+    const item = diskperfRunItem(run, {
+      runId: 'r0',
+      label: 'sas10k',
+      tags,
+      source,
+      ingestedAt: '2024-01-01T00:00:00Z',
+    });
     expect(runTagItems(item)).toEqual(
       ['interface=SAS', 'rpm=10000'].map((tag) => ({
         pk: 'RUN#r0',
@@ -172,22 +216,35 @@ describe('tag items', () => {
 });
 
 describe("a run's time range (RUN META from/to)", () => {
-  const ctx = { runId: `r${'0'.repeat(24)}`, label: 'h', tags: {}, source: { bucket: 'b', key: 'h/x.txt', version: 'v1' }, ingestedAt: '2031-01-01T00:00:00.000Z' };
+  const ctx = {
+    runId: `r${'0'.repeat(24)}`,
+    label: 'h',
+    tags: {},
+    source: { bucket: 'b', key: 'h/x.txt', version: 'v1' },
+    ingestedAt: '2031-01-01T00:00:00.000Z',
+  };
 
   it('zoned times are said in UTC, zone-less ones as printed', () => {
     expect(samplesTime('2024-01-15T10:00:01+01:00')).toBe('2024-01-15T09:00:01Z');
     expect(samplesTime('2024-01-15T10:00:01Z')).toBe('2024-01-15T10:00:01Z');
     expect(samplesTime('2024-01-15T10:00:01')).toBe('2024-01-15T10:00:01');
-    expect(spanOf([undefined, '2024-01-15T10:00:03Z', '2024-01-15T10:00:01Z'])).toEqual({ from: '2024-01-15T10:00:01Z', to: '2024-01-15T10:00:03Z' });
+    expect(spanOf([undefined, '2024-01-15T10:00:03Z', '2024-01-15T10:00:01Z'])).toEqual({
+      from: '2024-01-15T10:00:01Z',
+      to: '2024-01-15T10:00:03Z',
+    });
     expect(spanOf(['2024-01-15T10:00:01'])).toEqual({ from: '2024-01-15T10:00:01' });
     expect(spanOf([undefined])).toBeUndefined();
     expect(joinSpans([{ from: 'b' }, undefined, { from: 'a', to: 'c' }])).toEqual({ from: 'a', to: 'c' });
   });
 
-  it('an iostat run holds its samples\' first and last time, from its samples or from the chunk builders they streamed through', async () => {
+  it("an iostat run holds its samples' first and last time, from its samples or from the chunk builders they streamed through", async () => {
     const run = (await parseText(LINUX)).runs[0] as IostatRun;
     const kept = iostatRunItem(run, ctx, () => 0).run;
-    expect([kept.from, kept.to, kept.time]).toEqual(['2024-01-15T10:00:01', '2024-01-15T10:00:03', '2024-01-15T10:00:01']);
+    expect([kept.from, kept.to, kept.time]).toEqual([
+      '2024-01-15T10:00:01',
+      '2024-01-15T10:00:03',
+      '2024-01-15T10:00:01',
+    ]);
     // Streamed: the run holds no samples, the builders saw them.
     const builders = run.series.map((s) => {
       const builder = new ChunkBuilder(ctx.runId, s.device, 2);
@@ -200,8 +257,11 @@ describe("a run's time range (RUN META from/to)", () => {
     expect([streamed.from, streamed.to, streamed.time]).toEqual([kept.from, kept.to, kept.time]);
   });
 
-  it('a diskperf run holds its header\'s date as `from` alone; a run without times has neither', async () => {
-    const text = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt'), 'utf8');
+  it("a diskperf run holds its header's date as `from` alone; a run without times has neither", async () => {
+    const text = readFileSync(
+      join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt'),
+      'utf8',
+    );
     const run = (await parseText(text)).runs[0] as DiskperfRun;
     const item = diskperfRunItem(run, ctx);
     expect(item.from).toBe('2020-04-03T21:10:13');

@@ -5,7 +5,7 @@
  *   (`a=scsi2sd_redux`, `b=x4100/c0t0d0,context~tunefs`, `b=x4100`): one
  *   strongly consistent BatchGet of the two DEVICES items (labelStamps) says
  *   whether either label's runs changed, without reading them. Writers change a
- *   label's stamp after every change to its runs (shared/store/records.ts
+ *   label's stamp after every change to its runs (shared/store/items.ts
  *   DeviceItem); an iostat upload's label is stamped with its series' labels,
  *   so `x4100` covers every disk of it. Such an answer is kept only when every
  *   stamp is older than SETTLE_MS (a DynamoDB index can lag its table for a
@@ -14,18 +14,20 @@
  *   between changing a label's runs and stamping the label cannot keep an answer
  *   alive for longer).
  * - By the digest of the data read (comparisonKey), for every selector: the
- *   reads happen, only the statistics (a few ms of CPU) and the JSON are reused,
+ *   reads happen, only the statistics and the JSON are reused,
  *   and only when the data read is the same.
  *
  * Least recently used answers go first past MAX_BYTES.
  */
 import { createHash } from 'node:crypto';
 import { MB } from '../config.ts';
-import { planSelector, type Selector } from '../selectors.ts';
-import { stampTime } from '../store/records.ts';
-import { labelStamps, type ReadStore } from '../store/read.ts';
-import type { CompareOptions } from './answer.ts';
-import type { Observation } from './observations.ts';
+import type { CompareOptions } from '../comparison/answer.ts';
+import type { Observation } from '../comparison/observations.ts';
+import { planSelector } from '../label-plans.ts';
+import type { Selector } from '../selectors.ts';
+import { stampTime } from '../store/items.ts';
+import { labelStamps } from '../store/reads.ts';
+import type { ReadStore } from '../store/store.ts';
 
 /** A label's runs must have been still this long before an answer from its stamp is kept. */
 export const SETTLE_MS = 5_000;
@@ -87,7 +89,12 @@ export interface StampedKey {
  * series label is a new key as much as a new stamp. Undefined for any other
  * selector, or a side none of whose labels is listed yet (or has a stamp).
  */
-export async function stampedKey(store: ReadStore, selectors: readonly [Selector, Selector], metric: string, now: number): Promise<StampedKey | undefined> {
+export async function stampedKey(
+  store: ReadStore,
+  selectors: readonly [Selector, Selector],
+  metric: string,
+  now: number,
+): Promise<StampedKey | undefined> {
   const labels: string[] = [];
   for (const selector of selectors) {
     const plan = planSelector(selector);
@@ -107,10 +114,20 @@ export async function stampedKey(store: ReadStore, selectors: readonly [Selector
  * and the options. Equal digests, equal answers, so a cache of answers keyed by
  * it can never hand out one that its data no longer gives.
  */
-export function comparisonKey(a: readonly Observation[], b: readonly Observation[], options: CompareOptions = {}): string {
+export function comparisonKey(
+  a: readonly Observation[],
+  b: readonly Observation[],
+  options: CompareOptions = {},
+): string {
   // Names go in as text, every number as its 8 bytes (exact, and far cheaper than
   // printing thousands of them); the text says how many numbers each part holds.
-  let text = JSON.stringify([options.metric ?? 'all', options.labels ?? null, options.selectors ?? null, options.iterations ?? null, options.seed ?? null]);
+  let text = JSON.stringify([
+    options.metric ?? 'all',
+    options.labels ?? null,
+    options.selectors ?? null,
+    options.iterations ?? null,
+    options.seed ?? null,
+  ]);
   let numbers = new Float64Array(1024);
   let n = 0;
   const push = (value: number) => {
@@ -121,7 +138,10 @@ export function comparisonKey(a: readonly Observation[], b: readonly Observation
     }
     numbers[n++] = value;
   };
-  for (const [name, obs] of [['A', a], ['B', b]] as const) {
+  for (const [name, obs] of [
+    ['A', a],
+    ['B', b],
+  ] as const) {
     text += `\n${name} ${obs.length}`;
     for (const o of obs) {
       text += `\n${o.runId}\t${o.device}\t${o.label ?? ''}\t${o.native ?? ''}\t${o.format}\t${o.platform ?? ''}\t${o.host ?? ''}\t${o.samples ?? ''}\t${o.sinceBootOnly === true}`;
@@ -140,5 +160,8 @@ export function comparisonKey(a: readonly Observation[], b: readonly Observation
       }
     }
   }
-  return createHash('sha256').update(text).update(new Uint8Array(numbers.buffer, 0, n * 8)).digest('base64url');
+  return createHash('sha256')
+    .update(text)
+    .update(new Uint8Array(numbers.buffer, 0, n * 8))
+    .digest('base64url');
 }

@@ -7,7 +7,8 @@ import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynam
 import { describe, expect, it } from 'vitest';
 import { runPk } from '../../../shared/store/keys.ts';
 import { parsePattern } from '../../../shared/selectors.ts';
-import { planLabels, ReadSession } from '../../../shared/store/read.ts';
+import { planLabels } from '../../../shared/label-plans.ts';
+import { ReadSession } from '../../../shared/store/session.ts';
 
 type Key = { pk: string; sk: string };
 
@@ -22,7 +23,9 @@ function batchGetOnly(existing: Set<string>, unprocessed: number) {
     calls.push(keys.length);
     const held = calls.length === 1 ? keys.slice(keys.length - unprocessed) : [];
     const answered = keys.slice(0, keys.length - held.length);
-    const responses = answered.filter((k) => existing.has(k.pk.slice(4))).map((k) => ({ pk: k.pk, sk: k.sk, runId: k.pk.slice(4), context: ['ctx'], reports: 2 }));
+    const responses = answered
+      .filter((k) => existing.has(k.pk.slice(4)))
+      .map((k) => ({ pk: k.pk, sk: k.sk, runId: k.pk.slice(4), context: ['ctx'], reports: 2 }));
     return { Responses: { [table]: responses }, UnprocessedKeys: held.length > 0 ? { [table]: { Keys: held } } : {} };
   };
   return { db: { send } as unknown as DynamoDBDocumentClient, calls };

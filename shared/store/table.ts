@@ -1,7 +1,8 @@
 /**
  * The DynamoDB table, defined once: the CDK stack, the local lab and the tests
  * all build it from here. One table per lab holds uploads, runs, their series
- * chunks and the device index (single-table design; keys in store/keys.ts).
+ * chunks and the device index (single-table design; keys in keys.ts, the items
+ * in docs/table.md).
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
@@ -30,7 +31,11 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       { AttributeName: TABLE_KEY.partitionKey, KeyType: 'HASH' },
       { AttributeName: TABLE_KEY.sortKey, KeyType: 'RANGE' },
     ],
-    AttributeDefinitions: [TABLE_KEY.partitionKey, TABLE_KEY.sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])].map((name) => ({
+    AttributeDefinitions: [
+      TABLE_KEY.partitionKey,
+      TABLE_KEY.sortKey,
+      ...indexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+    ].map((name) => ({
       AttributeName: name,
       AttributeType: 'S',
     })),
