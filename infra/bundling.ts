@@ -1,6 +1,6 @@
 /**
- * How both Lambda functions are bundled and started. infra/stack.ts hands these
- * settings to NodejsFunction; bench/lambda.ts and test/infra/bundling.test.ts give
+ * How the Lambda functions are bundled and started. infra/constructs/lab-function.ts
+ * hands these settings to NodejsFunction; bench/lambda.ts and test/infra/bundling.test.ts give
  * the same ones to esbuild directly (loading the CDK stack would cost seconds), so
  * what they measure and check is the bundle that is deployed. Kept free of
  * aws-cdk-lib for that reason.
@@ -20,7 +20,7 @@ export const LAMBDA_TARGET = 'node24';
  * always puts the function role's credentials there (AWS_ACCESS_KEY_ID,
  * AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) and the chain tries them first, so a
  * function never loads these. Left out of the bundle, with the STS, SSO and OIDC
- * clients they bring (about 110 KB), they are not compiled at every cold start.
+ * clients they bring, they are not compiled at every cold start.
  * Were a function ever started without those variables, the import would fail
  * naming the package.
  */
@@ -55,8 +55,8 @@ export const LAMBDA_BUNDLING: LambdaBundling = {
   minify: true,
   // Shipped beside the bundle for reading a stack trace from the logs, but not
   // loaded at run time: with NODE_OPTIONS=--enable-source-maps Node reads, parses
-  // and indexes the map at every cold start, a tenth of the init even with the map
-  // cut down to the project's own sources (measured; BENCHMARKS.md).
+  // and indexes the map at every cold start, even with the map cut down to the
+  // project's own sources (BENCHMARKS.md).
   sourceMap: true,
   sourcesContent: false,
   mainFields: ['module', 'main'],

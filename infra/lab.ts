@@ -21,7 +21,11 @@ export function addChecks(app: App): void {
  * context (`-c lab=NAME ...`) and validated: a LabSettingsError names the bad key.
  * `options` are for tests (a stand-in function entry); the app passes none.
  */
-export function buildLab(app: App, settings?: StackSettings, options: Pick<BenchdropStackProps, 'apiEntry'> = {}): BenchdropStack {
+export function buildLab(
+  app: App,
+  settings?: StackSettings,
+  options: Pick<BenchdropStackProps, 'apiEntry'> = {},
+): BenchdropStack {
   const resolved = settings ?? parseLabSettings((key) => app.node.tryGetContext(key));
   addChecks(app);
   return new BenchdropStack(app, stackNameOf(resolved.lab), { settings: resolved, ...options });

@@ -6,7 +6,7 @@
  * Values come either from the command line (always strings) or from cdk.json /
  * cdk.context.json (JSON numbers and booleans): both are accepted.
  */
-import { LAB_DEFAULTS, LAB_NAME, type LabSettings } from '../shared/config.ts';
+import { LAB_DEFAULTS, LAB_NAME, wholeNumber, type LabSettings } from '../shared/config.ts';
 
 /**
  * Settings only the AWS stack has (the local lab serves its API on loopback without
@@ -46,7 +46,17 @@ export class LabSettingsError extends Error {
 export type ContextReader = (key: string) => unknown;
 
 /** The context keys this app reads, besides CDK's own. */
-export const CONTEXT_KEYS = ['lab', 'maxUploadMB', 'maxSeriesPerFile', 'noncurrentVersionDays', 'alarmEmail', 'retainData', 'deletionProtection', 'apiRateLimit', 'apiBurstLimit'] as const;
+export const CONTEXT_KEYS = [
+  'lab',
+  'maxUploadMB',
+  'maxSeriesPerFile',
+  'noncurrentVersionDays',
+  'alarmEmail',
+  'retainData',
+  'deletionProtection',
+  'apiRateLimit',
+  'apiBurstLimit',
+] as const;
 
 /** Largest accepted maxUploadMB: S3's 5 TB object limit. */
 const MAX_UPLOAD_MB_LIMIT = 5_000_000;
@@ -71,7 +81,7 @@ const API_BURST_LIMIT = 5_000;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function show(value: unknown): string {
-  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
 }
 
 /** A value passed as `-c key=` (empty) counts as unset. */
@@ -79,12 +89,23 @@ function isUnset(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
 
-function integerSetting(read: ContextReader, key: string, fallback: number, min: number, max: number, unit: string): number {
+/** A whole number of `unit` from `min` to `max`. */
+interface IntegerRange {
+  min: number;
+  max: number;
+  unit: string;
+}
+
+function integerSetting(read: ContextReader, key: string, fallback: number, range: IntegerRange): number {
+  const { min, max, unit } = range;
   const raw = read(key);
   if (isUnset(raw)) return fallback;
-  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? wholeNumber(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new LabSettingsError(key, `context value ${key}=${show(raw)} is invalid: expected a whole number of ${unit} from ${min} to ${max} (default ${fallback})`);
+    throw new LabSettingsError(
+      key,
+      `context value ${key}=${show(raw)} is invalid: expected a whole number of ${unit} from ${min} to ${max} (default ${fallback})`,
+    );
   }
   return value;
 }
@@ -93,37 +114,77 @@ function booleanSetting(read: ContextReader, key: string, fallback: boolean): { 
   const raw = read(key);
   if (isUnset(raw)) return { value: fallback, explicit: false };
   if (raw === true || raw === false) return { value: raw, explicit: true };
-  if (typeof raw === 'string' && /^(true|false)$/i.test(raw.trim())) return { value: raw.trim().toLowerCase() === 'true', explicit: true };
-  throw new LabSettingsError(key, `context value ${key}=${show(raw)} is invalid: expected true or false (default ${fallback})`);
+  if (typeof raw === 'string' && /^(true|false)$/i.test(raw.trim()))
+    return { value: raw.trim().toLowerCase() === 'true', explicit: true };
+  throw new LabSettingsError(
+    key,
+    `context value ${key}=${show(raw)} is invalid: expected true or false (default ${fallback})`,
+  );
 }
 
 /** The lab name alone: stack name and tag value. */
 export function parseLabName(raw: unknown): string {
   if (isUnset(raw)) {
-    throw new LabSettingsError('lab', 'missing lab name: pass -c lab=NAME (lowercase letters, digits and dashes, starting with a letter, at most 31 characters), e.g. npx cdk synth -c lab=alpha');
+    throw new LabSettingsError(
+      'lab',
+      'missing lab name: pass -c lab=NAME (lowercase letters, digits and dashes, starting with a letter, at most 31 characters), e.g. npx cdk synth -c lab=alpha',
+    );
   }
   if (typeof raw !== 'string' || !LAB_NAME.test(raw)) {
-    throw new LabSettingsError('lab', `context value lab=${show(raw)} is invalid: a lab name is 1 to 31 lowercase letters, digits and dashes, starting with a letter (pattern ${LAB_NAME.source})`);
+    throw new LabSettingsError(
+      'lab',
+      `context value lab=${show(raw)} is invalid: a lab name is 1 to 31 lowercase letters, digits and dashes, starting with a letter (pattern ${LAB_NAME.source})`,
+    );
   }
   return raw;
 }
 
+/** The range of each whole-number setting. */
+const UPLOAD_MB: IntegerRange = { min: 1, max: MAX_UPLOAD_MB_LIMIT, unit: 'MB' };
+const SERIES_PER_FILE: IntegerRange = { min: 1, max: MAX_SERIES_PER_FILE_LIMIT, unit: 'series' };
+const DAYS: IntegerRange = { min: 1, max: NONCURRENT_DAYS_LIMIT, unit: 'days' };
+const RATE: IntegerRange = { min: 1, max: API_RATE_LIMIT, unit: 'requests per second' };
+const BURST: IntegerRange = { min: 1, max: API_BURST_LIMIT, unit: 'requests' };
+
 /** All per-lab settings, validated, with LAB_DEFAULTS and API_DEFAULTS for whatever is not given. */
 export function parseLabSettings(read: ContextReader): StackSettings {
   const lab = parseLabName(read('lab'));
-  const maxUploadMB = integerSetting(read, 'maxUploadMB', LAB_DEFAULTS.maxUploadMB, 1, MAX_UPLOAD_MB_LIMIT, 'MB');
-  const maxSeriesPerFile = integerSetting(read, 'maxSeriesPerFile', LAB_DEFAULTS.maxSeriesPerFile, 1, MAX_SERIES_PER_FILE_LIMIT, 'series');
-  const noncurrentVersionDays = integerSetting(read, 'noncurrentVersionDays', LAB_DEFAULTS.noncurrentVersionDays, 1, NONCURRENT_DAYS_LIMIT, 'days');
+  const defaults = LAB_DEFAULTS;
+  const maxUploadMB = integerSetting(read, 'maxUploadMB', defaults.maxUploadMB, UPLOAD_MB);
+  const maxSeriesPerFile = integerSetting(read, 'maxSeriesPerFile', defaults.maxSeriesPerFile, SERIES_PER_FILE);
+  const noncurrentVersionDays = integerSetting(read, 'noncurrentVersionDays', defaults.noncurrentVersionDays, DAYS);
+  const alarmEmail = alarmEmailSetting(read);
+  const { retainData, deletionProtection } = dataSettings(read);
+  // At least 1 (0 would shut the API); both count the requests of all routes together.
+  const apiRateLimit = integerSetting(read, 'apiRateLimit', API_DEFAULTS.apiRateLimit, RATE);
+  const apiBurstLimit = integerSetting(read, 'apiBurstLimit', API_DEFAULTS.apiBurstLimit, BURST);
+  return {
+    lab,
+    maxUploadMB,
+    maxSeriesPerFile,
+    noncurrentVersionDays,
+    ...(alarmEmail ? { alarmEmail } : {}),
+    retainData,
+    deletionProtection,
+    apiRateLimit,
+    apiBurstLimit,
+  };
+}
 
-  let alarmEmail: string | undefined;
-  const rawEmail = read('alarmEmail');
-  if (!isUnset(rawEmail)) {
-    if (typeof rawEmail !== 'string' || !EMAIL.test(rawEmail.trim())) {
-      throw new LabSettingsError('alarmEmail', `context value alarmEmail=${show(rawEmail)} is invalid: expected one e-mail address such as ops@example.org`);
-    }
-    alarmEmail = rawEmail.trim();
+function alarmEmailSetting(read: ContextReader): string | undefined {
+  const raw = read('alarmEmail');
+  if (isUnset(raw)) return undefined;
+  if (typeof raw !== 'string' || !EMAIL.test(raw.trim())) {
+    throw new LabSettingsError(
+      'alarmEmail',
+      `context value alarmEmail=${show(raw)} is invalid: expected one e-mail address such as ops@example.org`,
+    );
   }
+  return raw.trim();
+}
 
+/** retainData and deletionProtection, which must agree. */
+function dataSettings(read: ContextReader): { retainData: boolean; deletionProtection: boolean } {
   const retainData = booleanSetting(read, 'retainData', LAB_DEFAULTS.retainData).value;
   const deletionProtection = booleanSetting(read, 'deletionProtection', LAB_DEFAULTS.deletionProtection);
   if (!retainData && deletionProtection.value) {
@@ -136,22 +197,7 @@ export function parseLabSettings(read: ContextReader): StackSettings {
         : 'context value retainData=false deletes the table with the stack, but deletionProtection is on by default: pass -c deletionProtection=false as well',
     );
   }
-
-  // At least 1 (0 would shut the API); both count the requests of all routes together.
-  const apiRateLimit = integerSetting(read, 'apiRateLimit', API_DEFAULTS.apiRateLimit, 1, API_RATE_LIMIT, 'requests per second');
-  const apiBurstLimit = integerSetting(read, 'apiBurstLimit', API_DEFAULTS.apiBurstLimit, 1, API_BURST_LIMIT, 'requests');
-
-  return {
-    lab,
-    maxUploadMB,
-    maxSeriesPerFile,
-    noncurrentVersionDays,
-    ...(alarmEmail ? { alarmEmail } : {}),
-    retainData,
-    deletionProtection: deletionProtection.value,
-    apiRateLimit,
-    apiBurstLimit,
-  };
+  return { retainData, deletionProtection: deletionProtection.value };
 }
 
 /** Settings from a plain object, as tests and scripts write them. */

@@ -9,15 +9,22 @@
  *   key's pending removal stays recorded for the next event on the key;
  * - a continuation: the version it was ending is left to the sweeper.
  */
-import { decodeKey, objectRefOf, parseContinuation, type S3ObjectEvent } from './ingest.ts';
+import { objectRefOf, parseContinuation } from './ingest.ts';
 import type { Ending } from './ingest/continuation.ts';
 import { briefMessage, nowOf, type SettleDeps } from './ingest/deps.ts';
 import { endAbandoned, endVersion } from './ingest/ending.ts';
-import type { UploadRecord } from './store/records.ts';
+import { decodeKey, readableRecords, type S3ObjectEvent } from './ingest/s3-event.ts';
+import type { UploadRecord } from './store/items.ts';
 import { claimUpload, getUpload } from './store/uploads.ts';
 
 export type DeadLetterOutcome =
-  | { what: 'upload'; bucket: string; key: string; version: string; ended: 'ended' | 'continued' | 'already-final' | 'busy' }
+  | {
+      what: 'upload';
+      bucket: string;
+      key: string;
+      version: string;
+      ended: 'ended' | 'continued' | 'already-final' | 'busy';
+    }
   | { what: 'removal'; bucket: string; key: string }
   | { what: 'continuation'; bucket: string; key: string }
   | { what: 'not-an-event' };
@@ -31,7 +38,7 @@ export async function failDeadLetter(body: string, deps: SettleDeps, receives: n
   }
   const continuation = parseContinuation(message);
   if (continuation !== undefined) return [{ what: 'continuation', bucket: continuation.bucket, key: continuation.key }];
-  const records = s3Records(message);
+  const records = readableRecords(message);
   if (records.length === 0) return [{ what: 'not-an-event' }];
   const outcomes: DeadLetterOutcome[] = [];
   for (const record of records) {
@@ -61,15 +68,10 @@ function gaveUpEnding(receives: number, record: UploadRecord | undefined): Endin
   const problem = `ingest failed ${receives} time(s) and gave up`;
   const todo = 'its partial runs were removed: upload the file again';
   const last = record?.lastError ? `; the last error was: ${record.lastError}` : '';
-  return { status: 'failed', message: briefMessage(problem, todo), line: 0, fields: { details: `${problem}${last}; ${todo}` } };
-}
-
-/** The S3 records of a notification body, those with the fields ingestion reads. */
-function s3Records(message: unknown): S3ObjectEvent[] {
-  const records = (message as { Records?: unknown })?.Records;
-  if (!Array.isArray(records)) return [];
-  return records.filter((r): r is S3ObjectEvent => {
-    const s3 = (r as S3ObjectEvent | undefined)?.s3;
-    return typeof (r as S3ObjectEvent | undefined)?.eventName === 'string' && typeof s3?.bucket?.name === 'string' && typeof s3?.object?.key === 'string' && s3.object.key.length > 0;
-  });
+  return {
+    status: 'failed',
+    message: briefMessage(problem, todo),
+    line: 0,
+    fields: { details: `${problem}${last}; ${todo}` },
+  };
 }

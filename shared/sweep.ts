@@ -11,9 +11,9 @@ import type { Ending } from './ingest/continuation.ts';
 import { briefMessage, invocationDeadline, nowOf, type SettleDeps } from './ingest/deps.ts';
 import { endAbandoned } from './ingest/ending.ts';
 import { statusPk } from './store/keys.ts';
-import type { UploadRecord } from './store/records.ts';
+import type { UploadRecord } from './store/items.ts';
 import { queryPages } from './store/store.ts';
-import { INDEXES } from './table.ts';
+import { INDEXES } from './store/table.ts';
 
 export interface SweepOptions {
   /** Age past which a `processing` record is stuck (default STUCK_AFTER_MS). */
@@ -60,5 +60,10 @@ function stuckEnding(record: UploadRecord, olderThanMs: number): Ending {
   const problem = `ingest did not finish within ${minutes} minutes (crashed, timed out or out of memory)`;
   const todo = 'its partial runs were removed: upload the file again';
   const last = record.lastError ? `; the last error was: ${record.lastError}` : '';
-  return { status: 'failed', message: briefMessage(problem, todo), line: 0, fields: { details: `${problem}${last}; ${todo}` } };
+  return {
+    status: 'failed',
+    message: briefMessage(problem, todo),
+    line: 0,
+    fields: { details: `${problem}${last}; ${todo}` },
+  };
 }

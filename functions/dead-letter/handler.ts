@@ -12,20 +12,20 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { storeFromEnv } from '../../shared/aws.ts';
-import { INGEST_LIMITS } from '../../shared/config.ts';
+import { INGEST_LIMITS, METRICS_NAMESPACE, SERVICES } from '../../shared/config.ts';
 import { failDeadLetter, type DeadLetterOutcome } from '../../shared/dead-letters.ts';
 import type { SettleDeps } from '../../shared/ingest.ts';
 import { labTelemetry } from '../telemetry.ts';
 
 /**
- * What this function reports, and the stack alarms on (infra/stack.ts): every
+ * What this function reports, and the stack alarms on (infra/constructs/alarms.ts): every
  * dead letter handled, the uploads it ended `failed`, and every attempt that could
  * not settle one. Metrics carry the lab as a dimension, as labs share an account
  * and the namespace.
  */
 export const DEAD_LETTER_METRICS = {
-  namespace: 'Benchdrop',
-  service: 'benchdrop-dead-letter',
+  namespace: METRICS_NAMESPACE,
+  service: SERVICES.deadLetter,
   deadLetters: 'DeadLetters',
   uploadsDeadLettered: 'UploadsDeadLettered',
   unsettled: 'DeadLettersUnsettled',
@@ -43,10 +43,12 @@ export function setDeadLetterDeps(value: SettleDeps | undefined): void {
 }
 
 /** An upload this message ended (or left a continuation to end): what UploadsDeadLettered counts. */
-const endedUpload = (outcome: DeadLetterOutcome) => outcome.what === 'upload' && (outcome.ended === 'ended' || outcome.ended === 'continued');
+const endedUpload = (outcome: DeadLetterOutcome) =>
+  outcome.what === 'upload' && (outcome.ended === 'ended' || outcome.ended === 'continued');
 
 /** The body for the log, unless it is far larger than any notification. */
-const loggedBody = (message: SQSRecord) => (message.body.length <= LOGGED_BODY_CHARS ? { body: message.body } : { bodyChars: message.body.length });
+const loggedBody = (message: SQSRecord) =>
+  message.body.length <= LOGGED_BODY_CHARS ? { body: message.body } : { bodyChars: message.body.length };
 
 async function settle(message: SQSRecord): Promise<void> {
   // The table and its client, created once per container (or injected by tests).

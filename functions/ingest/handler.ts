@@ -13,34 +13,20 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-// zod's mini build: a seventh of the classic one's size, and these three schemas
-// are all this function validates; the classic build was a fifth of its init time.
-import * as z from 'zod/mini';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createS3Client, INGEST_DYNAMODB_ATTEMPTS, optionsFromEnv, storeFromEnv } from '../../shared/aws.ts';
-import { ENV, LAB_DEFAULTS, MB } from '../../shared/config.ts';
-import { continueIngest, ingestRecord, parseContinuation, type IngestDeps, type IngestOutcome } from '../../shared/ingest.ts';
+import { ENV, METRICS_NAMESPACE, SERVICES, uploadLimitsFromEnv } from '../../shared/config.ts';
+import {
+  continueIngest,
+  ingestRecord,
+  parseContinuation,
+  type IngestDeps,
+  type IngestOutcome,
+} from '../../shared/ingest.ts';
+import { S3Notification, S3TestEvent } from '../../shared/ingest/s3-event.ts';
 
-const S3Record = z.object({
-  eventName: z.string(),
-  s3: z.object({
-    bucket: z.object({ name: z.string().check(z.minLength(1)) }),
-    object: z.object({
-      key: z.string().check(z.minLength(1)),
-      size: z.optional(z.number()),
-      eTag: z.optional(z.string()),
-      versionId: z.optional(z.string()),
-      sequencer: z.optional(z.string()),
-    }),
-  }),
-});
-
-const S3Notification = z.object({ Records: z.array(S3Record) });
-/** S3 sends this once when the notification is configured. */
-const S3TestEvent = z.object({ Event: z.literal('s3:TestEvent') });
-
-export const logger = new Logger({ serviceName: 'benchdrop-ingest' });
-export const metrics = new Metrics({ namespace: 'Benchdrop', serviceName: 'benchdrop-ingest' });
+export const logger = new Logger({ serviceName: SERVICES.ingest });
+export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICES.ingest });
 
 let deps: IngestDeps | undefined;
 
@@ -53,9 +39,13 @@ export function ingestDeps(env: NodeJS.ProcessEnv = process.env): IngestDeps {
     // A failed call costs the whole file again: ride out throttling (see INGEST_DYNAMODB_ATTEMPTS).
     ...storeFromEnv(env, INGEST_DYNAMODB_ATTEMPTS),
     s3: createS3Client(clients),
-    maxUploadBytes: Number(env[ENV.maxUploadBytes] ?? LAB_DEFAULTS.maxUploadMB * MB),
-    maxSeriesPerFile: Number(env[ENV.maxSeriesPerFile] ?? LAB_DEFAULTS.maxSeriesPerFile),
-    ...(sqs && queueUrl ? { requeue: async (body: string) => void (await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }))) } : {}),
+    ...uploadLimitsFromEnv(env),
+    ...(sqs && queueUrl
+      ? {
+          requeue: async (body: string) =>
+            void (await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }))),
+        }
+      : {}),
   };
 }
 
@@ -93,30 +83,47 @@ async function processMessage(message: SQSRecord, context: Context): Promise<voi
   const parsed = S3Notification.safeParse(body);
   if (!parsed.success) {
     // Not an S3 notification: no retry will fix it, so it is logged and dropped.
-    logger.error('message is not an S3 event notification', { messageId: message.messageId, issues: parsed.error.issues.slice(0, 5) });
+    logger.error('message is not an S3 event notification', {
+      messageId: message.messageId,
+      issues: parsed.error.issues.slice(0, 5),
+    });
     metrics.addMetric('InvalidMessages', MetricUnit.Count, 1);
     return;
   }
   for (const record of parsed.data.Records) {
     const outcome = await ingestRecord(record, invocation);
     logOutcome(outcome);
-    metrics.addMetric(outcome.status === 'failed' ? 'UploadsFailed' : outcome.status === 'ready' ? 'UploadsReady' : 'EventsSkipped', MetricUnit.Count, 1);
+    metrics.addMetric(
+      outcome.status === 'failed' ? 'UploadsFailed' : outcome.status === 'ready' ? 'UploadsReady' : 'EventsSkipped',
+      MetricUnit.Count,
+      1,
+    );
     if (outcome.status === 'ready') metrics.addMetric('RunsIngested', MetricUnit.Count, outcome.runIds.length);
   }
 }
 
 function logOutcome(outcome: IngestOutcome): void {
   const { bucket, key, version } = outcome.object;
-  const fields = { status: outcome.status, bucket, key, version, ...('message' in outcome ? { message: outcome.message } : {}) };
+  const fields = {
+    status: outcome.status,
+    bucket,
+    key,
+    version,
+    ...('message' in outcome ? { message: outcome.message } : {}),
+  };
   // A parser bug: the upload is failed for good, the stack is what fixes the parser.
-  if (outcome.status === 'failed' && outcome.internal) logger.error('internal error while parsing', { ...fields, error: outcome.internal });
+  if (outcome.status === 'failed' && outcome.internal)
+    logger.error('internal error while parsing', { ...fields, error: outcome.internal });
   else logger.info('ingested', fields);
 }
 
 const processor = new BatchProcessor(EventType.SQS);
 
 export const handler = middy(async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-  processPartialResponse(event, (message: SQSRecord) => processMessage(message, context), processor, { context, throwOnFullBatchFailure: false }),
+  processPartialResponse(event, (message: SQSRecord) => processMessage(message, context), processor, {
+    context,
+    throwOnFullBatchFailure: false,
+  }),
 )
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics));

@@ -9,19 +9,20 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { storeFromEnv } from '../../shared/aws.ts';
+import { METRICS_NAMESPACE, SERVICES } from '../../shared/config.ts';
 import type { SettleDeps } from '../../shared/ingest.ts';
 import { labTelemetry } from '../telemetry.ts';
 import { sweepStuckUploads, type Sweep } from '../../shared/sweep.ts';
 
 /**
- * What this function reports, and the stack alarms on (infra/stack.ts): uploads
+ * What this function reports, and the stack alarms on (infra/constructs/alarms.ts): uploads
  * found past their time, and of those the ones ended. Both are sent on every run,
  * zero included, so a quiet lab shows a sweeper that runs. The lab is a dimension,
  * as labs share an account and the namespace.
  */
 export const SWEEPER_METRICS = {
-  namespace: 'Benchdrop',
-  service: 'benchdrop-sweeper',
+  namespace: METRICS_NAMESPACE,
+  service: SERVICES.sweeper,
   swept: 'UploadsSwept',
   overdue: 'UploadsOverdue',
 } as const;

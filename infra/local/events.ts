@@ -9,9 +9,17 @@
  * only on ObjectCreated events, versionId only for versioned buckets.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { S3EventRecord, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { DEFAULT_REGION } from '../../shared/config.ts';
+import {
+  encodeEventKey,
+  type S3EventRecord,
+  type S3Notification as S3ObjectNotification,
+  type S3TestEventMessage,
+} from '../../shared/ingest/s3-event.ts';
 
-export const DEFAULT_REGION = 'us-east-1';
+export { encodeEventKey } from '../../shared/ingest/s3-event.ts';
+
 export const DEFAULT_ACCOUNT = '123456789012';
 export const DEFAULT_QUEUE_ARN = `arn:aws:sqs:${DEFAULT_REGION}:${DEFAULT_ACCOUNT}:benchdrop-ingest`;
 
@@ -24,32 +32,16 @@ export type S3EventName =
   | 'ObjectRemoved:Delete'
   | 'ObjectRemoved:DeleteMarkerCreated';
 
-type EventObject = S3EventRecord['s3']['object'];
+/** An S3 notification record, whole (shared/ingest/s3-event.ts). */
+export type S3NotificationRecord = S3EventRecord;
 
-/**
- * An S3 notification record. As S3 sends it, ObjectRemoved records carry no size
- * or eTag, which @types/aws-lambda declares as always present: they are optional here.
- */
-export type S3NotificationRecord = Omit<S3EventRecord, 's3'> & {
-  s3: Omit<S3EventRecord['s3'], 'object'> & {
-    object: Omit<EventObject, 'size' | 'eTag'> & { size?: number; eTag?: string };
-  };
-};
-
-/** What S3 puts in an SQS message body for object events. */
-export interface S3Notification {
+/** What S3 puts in an SQS message body for object events, with whole records. */
+export interface S3Notification extends S3ObjectNotification {
   Records: S3NotificationRecord[];
 }
 
 /** What S3 puts in an SQS message body once, when the notification is configured. */
-export interface S3TestEvent {
-  Service: 'Amazon S3';
-  Event: 's3:TestEvent';
-  Time: string;
-  Bucket: string;
-  RequestId: string;
-  HostId: string;
-}
+export type S3TestEvent = S3TestEventMessage;
 
 export interface S3EventRecordInput {
   eventName: S3EventName;
@@ -70,14 +62,6 @@ export interface S3EventRecordInput {
   principalId?: string;
   configurationId?: string;
   ownerPrincipalId?: string;
-}
-
-/**
- * An object key as S3 writes it into event notifications: URL-encoded
- * (UTF-8 percent-escapes), spaces as `+`, `/` left as it is.
- */
-export function encodeEventKey(key: string): string {
-  return encodeURIComponent(key).replace(/%20/g, '+').replace(/%2F/gi, '/');
 }
 
 /**
@@ -113,10 +97,15 @@ function isoTime(time: Date | string | undefined): string {
 /** One S3 event notification record, as S3 sends it. */
 export function s3EventRecord(input: S3EventRecordInput): S3NotificationRecord {
   const created = input.eventName.startsWith('ObjectCreated:');
-  const object: S3NotificationRecord['s3']['object'] = { key: encodeEventKey(input.key), sequencer: input.sequencer ?? nextSequencer() };
+  const object: S3NotificationRecord['s3']['object'] = {
+    key: encodeEventKey(input.key),
+    sequencer: input.sequencer ?? nextSequencer(),
+  };
   if (created) {
-    if (input.size === undefined || input.eTag === undefined) throw new Error(`${input.eventName} for ${input.key}: S3 sends size and eTag with every ObjectCreated event`);
-    if (!Number.isSafeInteger(input.size) || input.size < 0) throw new Error(`${input.key}: size ${input.size} is not a byte count`);
+    if (input.size === undefined || input.eTag === undefined)
+      throw new Error(`${input.eventName} for ${input.key}: S3 sends size and eTag with every ObjectCreated event`);
+    if (!Number.isSafeInteger(input.size) || input.size < 0)
+      throw new Error(`${input.key}: size ${input.size} is not a byte count`);
     object.size = input.size;
     object.eTag = input.eTag.replace(/"/g, '');
   }
@@ -159,7 +148,14 @@ export function s3Notification(...records: S3NotificationRecord[]): S3Notificati
 
 /** The message S3 sends once to a queue when the bucket notification is configured. */
 export function s3TestEvent(bucket = 'benchdrop-uploads', time: Date | string = new Date()): S3TestEvent {
-  return { Service: 'Amazon S3', Event: 's3:TestEvent', Time: isoTime(time), Bucket: bucket, RequestId: upperHex(8), HostId: amzId2() };
+  return {
+    Service: 'Amazon S3',
+    Event: 's3:TestEvent',
+    Time: isoTime(time),
+    Bucket: bucket,
+    RequestId: upperHex(8),
+    HostId: amzId2(),
+  };
 }
 
 export interface SqsEventOptions {
@@ -215,5 +211,10 @@ export function sqsEvent(bodies: SqsBody[], options: SqsEventOptions = {}): SQSE
 }
 
 function isS3Record(body: SqsBody): body is S3NotificationRecord {
-  return typeof body === 'object' && body !== null && (body as { eventSource?: unknown }).eventSource === 'aws:s3' && 's3' in body;
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { eventSource?: unknown }).eventSource === 'aws:s3' &&
+    's3' in body
+  );
 }

@@ -8,7 +8,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string | object | void>;
+export type ApiHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2 | string | object | void>;
 
 export interface HttpOptions {
   host: string;
@@ -22,13 +25,19 @@ export interface HttpOptions {
 const MAX_BODY = 1024 * 1024;
 
 /** The API Gateway v2 event for a request, as the HTTP API would build it. */
-export function apiEvent(req: IncomingMessage, body: Buffer, routeKeys: readonly string[] = []): APIGatewayProxyEventV2 {
+export function apiEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  routeKeys: readonly string[] = [],
+): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? '/', 'http://local');
   const method = req.method ?? 'GET';
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
+  for (const [name, value] of url.searchParams)
+    query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
   const matched = matchRoute(method, url.pathname, routeKeys);
   const now = new Date();
   const text = body.toString('utf8');
@@ -46,7 +55,13 @@ export function apiEvent(req: IncomingMessage, body: Buffer, routeKeys: readonly
       apiId: 'local',
       domainName: headers['host'] ?? 'localhost',
       domainPrefix: 'local',
-      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId: randomUUID(),
       routeKey: matched?.routeKey ?? '$default',
       stage: '$default',
@@ -68,7 +83,11 @@ function decodePathPart(text: string): string {
 }
 
 /** `GET /runs/{id}` against `GET /runs/r01...`: the route key and its path parameters. */
-function matchRoute(method: string, path: string, routeKeys: readonly string[]): { routeKey: string; params: Record<string, string> } | undefined {
+function matchRoute(
+  method: string,
+  path: string,
+  routeKeys: readonly string[],
+): { routeKey: string; params: Record<string, string> } | undefined {
   for (const routeKey of routeKeys) {
     const [m, pattern] = routeKey.split(' ') as [string, string];
     if (m !== method) continue;
@@ -91,7 +110,12 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function send(res: ServerResponse, status: number, headers: Record<string, string | number | boolean>, body: string | Buffer): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string | number | boolean>,
+  body: string | Buffer,
+): void {
   res.writeHead(status, Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])));
   res.end(body);
 }
@@ -103,16 +127,30 @@ export function startHttpServer(options: HttpOptions & { routeKeys: readonly str
         if (options.serve && (await options.serve(req, res))) return;
         const body = await readBody(req);
         const result = await options.handler(apiEvent(req, body, options.routeKeys), options.context());
-        const structured = (typeof result === 'object' && result !== null && 'statusCode' in result ? result : { statusCode: 200, body: typeof result === 'string' ? result : JSON.stringify(result ?? null) }) as APIGatewayProxyStructuredResultV2;
+        const structured = (
+          typeof result === 'object' && result !== null && 'statusCode' in result
+            ? result
+            : { statusCode: 200, body: typeof result === 'string' ? result : JSON.stringify(result ?? null) }
+        ) as APIGatewayProxyStructuredResultV2;
         const payload = structured.body ?? '';
-        send(res, structured.statusCode ?? 200, structured.headers ?? {}, structured.isBase64Encoded ? Buffer.from(payload, 'base64') : payload);
+        send(
+          res,
+          structured.statusCode ?? 200,
+          structured.headers ?? {},
+          structured.isBase64Encoded ? Buffer.from(payload, 'base64') : payload,
+        );
       } catch (error) {
         const status = (error as { status?: number }).status ?? 500;
         // As the API's own 500s: a generic message and an id, the details only in the lab's output.
         const requestId = randomUUID();
-        if (status !== 413) process.stderr.write(`local API: request ${requestId} failed: ${(error as Error)?.stack ?? String(error)}\n`);
-        const body = status === 413 ? { code: 'too_large', message: 'request body over 1 MiB' } : { code: 'internal', message: `internal error (request id ${requestId})`, requestId };
-        if (!res.headersSent) send(res, status, { 'content-type': 'application/json' }, JSON.stringify({ error: body }));
+        if (status !== 413)
+          process.stderr.write(`local API: request ${requestId} failed: ${(error as Error)?.stack ?? String(error)}\n`);
+        const body =
+          status === 413
+            ? { code: 'too_large', message: 'request body over 1 MiB' }
+            : { code: 'internal', message: `internal error (request id ${requestId})`, requestId };
+        if (!res.headersSent)
+          send(res, status, { 'content-type': 'application/json' }, JSON.stringify({ error: body }));
         else res.end();
       }
     })();

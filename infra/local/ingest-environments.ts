@@ -6,10 +6,11 @@
  * report each other's failures. So each worker gets the handler module loaded
  * as a copy of its own, as each concurrent Lambda invocation gets its own environment.
  */
+import type * as IngestHandler from '../../functions/ingest/handler.ts';
 import type { IngestDeps } from '../../shared/ingest.ts';
 import { siblingModule } from '../../shared/module-paths.ts';
 
-type IngestModule = typeof import('../../functions/ingest/handler.ts');
+type IngestModule = typeof IngestHandler;
 
 /** `count` independent copies of functions/ingest/handler.ts, each given `deps`. */
 export async function ingestEnvironments(count: number, deps: IngestDeps): Promise<IngestModule[]> {

@@ -9,7 +9,19 @@
  * Every write goes to a temporary name, is fsync'd, renamed into place, and the
  * folder is fsync'd: a message file is whole or absent, whatever stops the lab.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** One message as it is kept on disk. */
@@ -61,7 +73,8 @@ export class Journal {
   /** Every message kept, finishing what a crash interrupted first. */
   load(): LoadedJournal {
     const unreadable: string[] = [];
-    for (const name of readdirSync(this.dir).filter((n) => n.endsWith(TEMP_SUFFIX))) this.settleTemporary(join(this.dir, name), unreadable);
+    for (const name of readdirSync(this.dir).filter((n) => n.endsWith(TEMP_SUFFIX)))
+      this.settleTemporary(join(this.dir, name), unreadable);
     const entries: JournalEntry[] = [];
     for (const name of readdirSync(this.dir).filter((n) => n.endsWith(ENTRY_SUFFIX))) {
       const path = join(this.dir, name);
@@ -135,7 +148,12 @@ export function adoptPendingFile(file: string, send: (body: string) => void): nu
 function readEntry(path: string): JournalEntry | undefined {
   try {
     const entry = JSON.parse(readFileSync(path, 'utf8')) as JournalEntry;
-    const valid = typeof entry.messageId === 'string' && Number.isSafeInteger(entry.seq) && Number.isSafeInteger(entry.receives) && typeof entry.body === 'string' && typeof entry.sentAt === 'string';
+    const valid =
+      typeof entry.messageId === 'string' &&
+      Number.isSafeInteger(entry.seq) &&
+      Number.isSafeInteger(entry.receives) &&
+      typeof entry.body === 'string' &&
+      typeof entry.sentAt === 'string';
     return valid ? entry : undefined;
   } catch {
     return undefined;

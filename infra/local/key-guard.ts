@@ -61,7 +61,8 @@ export function refusal(request: GuardedRequest): Refusal | undefined {
   if (request.path === '/') return undefined;
   const [, rawBucket = '', ...rawKey] = request.path.split('/');
   const bucket = decoded(rawBucket);
-  if (bucket === undefined || !BUCKET_NAME.test(bucket)) return invalid('InvalidBucketName', 'The specified bucket is not valid.');
+  if (bucket === undefined || !BUCKET_NAME.test(bucket))
+    return invalid('InvalidBucketName', 'The specified bucket is not valid.');
   const key = rawKey.join('/');
   if (key === '') return bucketRefusal(request);
   return objectKeyRefusal(decoded(key), 'key') ?? uploadRefusal(request) ?? copySourceRefusal(request);
@@ -74,7 +75,8 @@ export function refusal(request: GuardedRequest): Refusal | undefined {
 export function installKeyGuard(s3rver: object): void {
   const middleware = (s3rver as { middleware?: KoaMiddleware[] }).middleware;
   const routerAt = middleware?.findIndex((m) => m.router !== undefined) ?? -1;
-  if (!middleware || routerAt < 0) throw new Error('cannot guard s3rver: its router middleware was not found (has s3rver changed?)');
+  if (!middleware || routerAt < 0)
+    throw new Error('cannot guard s3rver: its router middleware was not found (has s3rver changed?)');
   middleware.splice(routerAt, 0, keyGuard);
 }
 
@@ -88,25 +90,42 @@ async function keyGuard(ctx: KoaContext, next: () => Promise<void>): Promise<voi
 
 function bucketRefusal(request: GuardedRequest): Refusal | undefined {
   if (request.method !== 'POST') return undefined;
-  return { status: 501, code: 'NotImplemented', message: 'The local lab takes no POST on a bucket (browser form uploads, DeleteObjects): their keys cannot be checked before s3rver uses them. Upload with PUT, delete one key at a time.' };
+  return {
+    status: 501,
+    code: 'NotImplemented',
+    message:
+      'The local lab takes no POST on a bucket (browser form uploads, DeleteObjects): their keys cannot be checked before s3rver uses them. Upload with PUT, delete one key at a time.',
+  };
 }
 
 function objectKeyRefusal(key: string | undefined, what: string): Refusal | undefined {
   if (key === undefined) return invalid('InvalidArgument', `The ${what} is not validly percent-encoded.`);
   const problem = keyProblem(key);
-  return problem === undefined ? undefined : invalid('InvalidArgument', `The ${what} is refused by the local lab (${problem}): it must stay inside the bucket.`);
+  return problem === undefined
+    ? undefined
+    : invalid(
+        'InvalidArgument',
+        `The ${what} is refused by the local lab (${problem}): it must stay inside the bucket.`,
+      );
 }
 
 function uploadRefusal(request: GuardedRequest): Refusal | undefined {
   const { uploadId, partNumber } = request.query;
-  if (uploadId !== undefined && (typeof uploadId !== 'string' || !UPLOAD_ID.test(uploadId))) return invalid('NoSuchUpload', 'The specified upload does not exist.');
-  if (partNumber !== undefined && (typeof partNumber !== 'string' || !PART_NUMBER.test(partNumber))) return invalid('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+  if (uploadId !== undefined && (typeof uploadId !== 'string' || !UPLOAD_ID.test(uploadId)))
+    return invalid('NoSuchUpload', 'The specified upload does not exist.');
+  if (partNumber !== undefined && (typeof partNumber !== 'string' || !PART_NUMBER.test(partNumber)))
+    return invalid('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
   return undefined;
 }
 
 /** s3rver reads x-amz-copy-source from the header or, taking precedence, from any-case query parameters. */
 function copySourceRefusal(request: GuardedRequest): Refusal | undefined {
-  const values = [request.headers[COPY_SOURCE], ...Object.entries(request.query).filter(([name]) => name.toLowerCase() === COPY_SOURCE).map(([, value]) => value)];
+  const values = [
+    request.headers[COPY_SOURCE],
+    ...Object.entries(request.query)
+      .filter(([name]) => name.toLowerCase() === COPY_SOURCE)
+      .map(([, value]) => value),
+  ];
   for (const value of values) {
     if (value === undefined) continue;
     // A repeated one reaches s3rver joined with commas.

@@ -20,25 +20,25 @@ import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.t
 import { packageFile } from '../../shared/module-paths.ts';
 import { reportHtml } from '../../report/build.ts';
 import { ROUTES } from '../../shared/api.ts';
-import { createDocumentClient, createS3Client, type ClientOptions } from '../../shared/aws.ts';
-import { INGEST_LIMITS, LAB_DEFAULTS, MB } from '../../shared/config.ts';
+import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
+import { DEFAULT_REGION, INGEST_LIMITS, LAB_CREDENTIALS, LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { indexIostatRunsByLabel, settleUploadStates } from '../../shared/store/migrations.ts';
-import { createTableInput } from '../../shared/table.ts';
+import { createTableInput } from '../../shared/store/table.ts';
 // Before dynalite serves a request: its LevelDB iterators must close (see the file).
 import './dynalite-iterators.ts';
-import { s3Notification } from './events.ts';
+import { DEFAULT_ACCOUNT, s3Notification } from './events.ts';
 import { startHttpServer, type ApiHandler } from './http.ts';
 import { ingestEnvironments } from './ingest-environments.ts';
 import { adoptPendingFile, Journal } from './journal.ts';
 import { DEFAULT_HOST, DEFAULT_PORTS } from './options.ts';
-import { LocalQueue } from './queue.ts';
+import { LocalQueue, type DeadLetter } from './queue.ts';
 import { prepareNotification, startLabS3 } from './s3.ts';
 import { settleDeadLetter, startSweeper } from './settle.ts';
 
 export const LAB_BUCKET = 'benchdrop-drop';
 export const LAB_TABLE = 'benchdrop';
-/** s3rver accepts only its own credentials; dynalite accepts any. */
-export const LAB_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+/** The region the lab's clients name (the emulators ignore it), as in the events it builds. */
+const LAB_REGION = DEFAULT_REGION;
 /** How long stopping waits for the batches in flight; what is not done stays journaled for the next start. */
 const DRAIN_MS = 30_000;
 /**
@@ -92,7 +92,9 @@ export function demoUploads(): { file: string; key: string; metadata: Record<str
     .filter((f) => f.endsWith('.txt'))
     .sort()
     .map((file) => {
-      const metadata: Record<string, string> = file.includes('iostat') ? { tags: 'interface=SAS;rpm=10000;medium=hdd' } : {};
+      const metadata: Record<string, string> = file.includes('iostat')
+        ? { tags: 'interface=SAS;rpm=10000;medium=hdd' }
+        : {};
       return { file, key: file.includes('iostat') ? `x4100/${file}` : file, metadata };
     });
 }
@@ -115,7 +117,9 @@ export function isLoopback(host: string): boolean {
 /** Refuses a non-loopback address unless asked for explicitly: the lab has no authentication. */
 export function checkBindAddress(host: string, allowNonLoopback: boolean): void {
   if (!isLoopback(host) && !allowNonLoopback) {
-    throw new Error(`refusing to bind ${host}: the lab has no authentication; pass --allow-non-loopback to expose it anyway`);
+    throw new Error(
+      `refusing to bind ${host}: the lab has no authentication; pass --allow-non-loopback to expose it anyway`,
+    );
   }
 }
 
@@ -123,92 +127,181 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   const host = options.host ?? DEFAULT_HOST;
   checkBindAddress(host, options.allowNonLoopback === true);
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const dataDir = prepareDataDir(options);
+  const dynamo = await startDynalite(dataDir);
+
+  // The queue, kept on disk; held until its handlers are set up (start() below).
+  const journal = new Journal(join(dataDir, 'queue'), join(dataDir, 'dead-letters.jsonl'));
+  const wiring: QueueWiring = {};
+  const queue = labQueue(journal, wiring, log);
+
+  // S3: s3rver on disk, the drop bucket configured; each event journaled before its request is answered.
+  const labS3 = await startLabS3({
+    host,
+    port: options.s3Port ?? DEFAULT_PORTS.s3,
+    directory: join(dataDir, 's3'),
+    bucket: LAB_BUCKET,
+    onEvent: (record) => queue.send(s3Notification(record), { unprepared: true }),
+  });
+  const s3Endpoint = `http://${host}:${labS3.address.port}`;
+  const clients = { region: LAB_REGION, s3Endpoint, dynamodbEndpoint: dynamo.endpoint, credentials: LAB_CREDENTIALS };
+  const s3 = createS3Client(clients);
+  const db = createDocumentClient(clients);
+  wiring.s3 = s3;
+  wiring.settle = settleDeadLetter({ db, tableName: LAB_TABLE, log });
+  await createTable(dynamo.endpoint);
+  await upgradeTable(db, log);
+
+  const limits = {
+    maxUploadBytes: options.maxUploadBytes ?? LAB_DEFAULTS.maxUploadMB * MB,
+    maxSeriesPerFile: options.maxSeriesPerFile ?? LAB_DEFAULTS.maxSeriesPerFile,
+  };
+  // A step that cannot finish in time sends its continuation through the same (journaled) queue.
+  const requeue = async (body: string) => queue.sendBody(body);
+  const ingestDeps = { s3, db, tableName: LAB_TABLE, ...limits, requeue };
+  wiring.environments = await ingestEnvironments(LAB_QUEUE.workers, ingestDeps);
+  resumeQueue(queue, journal, dataDir, log);
+
+  setApiDeps({ s3, db, tableName: LAB_TABLE, bucket: LAB_BUCKET, maxUploadBytes: limits.maxUploadBytes });
+  const http = await startApi(host, options.apiPort ?? DEFAULT_PORTS.api);
+  const apiUrl = `http://${host}:${(http.address() as AddressInfo).port}`;
+  const endpoints = labEndpoints({ s3Endpoint, dynamodbEndpoint: dynamo.endpoint, apiUrl, dataDir });
+  writeFileSync(join(dataDir, 'lab.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
+  if (options.samples !== false) await uploadDemo(s3);
+
+  // Once what the journal kept is ingested, whatever is still `processing` has no delivery left.
+  const sweeper = startSweeper({ db, tableName: LAB_TABLE, log }, queue.idle());
+  const stop = async () => {
+    // No new API calls; the batches in flight get a while to finish (S3 stays up for
+    // them to read); everything not done stays in the journal for the next start.
+    await closeServer(http);
+    await Promise.race([queue.stop(), new Promise((r) => setTimeout(r, DRAIN_MS).unref())]);
+    await sweeper.stop();
+    await labS3.s3rver.close();
+    await new Promise<void>((r) => dynamo.server.close(() => r()));
+  };
+  let stopping: Promise<void> | undefined;
+  return { endpoints, queue, idle: () => queue.idle(), stop: () => (stopping ??= stop()) };
+}
+
+/** The HTTP server in front of the API handler, with the report page at `/`. */
+function startApi(host: string, port: number): Promise<Server> {
+  return startHttpServer({
+    host,
+    port,
+    handler: apiHandler as ApiHandler,
+    context: () => localContext(),
+    routeKeys: Object.values(ROUTES),
+    serve: serveReport,
+  });
+}
+
+/** What lab.json says: where everything is, and the process to stop. */
+function labEndpoints(
+  where: Pick<LabEndpoints, 's3Endpoint' | 'dynamodbEndpoint' | 'apiUrl' | 'dataDir'>,
+): LabEndpoints {
+  const { s3Endpoint, dynamodbEndpoint, apiUrl, dataDir } = where;
+  const reportUrl = `${apiUrl}/`;
+  return {
+    s3Endpoint,
+    bucket: LAB_BUCKET,
+    table: LAB_TABLE,
+    dynamodbEndpoint,
+    apiUrl,
+    reportUrl,
+    region: LAB_REGION,
+    dataDir,
+    pid: process.pid,
+  };
+}
+
+/** The data folder, emptied first with `fresh`, with the emulators' folders in it. */
+function prepareDataDir(options: LabOptions): string {
   const dataDir = resolve(options.dataDir);
   if (options.fresh) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(join(dataDir, 's3'), { recursive: true });
   mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  return dataDir;
+}
 
-  // DynamoDB: dynalite on disk (LevelDB).
-  const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0 });
-  // Only the lab's own handlers talk to it: any free port, on loopback whatever --host says.
-  await new Promise<void>((ok, fail) => dynamo.listen(0, DEFAULT_HOST, (error?: Error) => (error ? fail(error) : ok())));
-  const dynamoPort = (dynamo.address() as AddressInfo).port;
-  const dynamodbEndpoint = `http://${DEFAULT_HOST}:${dynamoPort}`;
+/** DynamoDB: dynalite on disk (LevelDB). Only the lab's own handlers talk to it: any free port, on loopback whatever --host says. */
+async function startDynalite(dataDir: string): Promise<{ server: ReturnType<typeof dynalite>; endpoint: string }> {
+  const server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0 });
+  await new Promise<void>((ok, fail) =>
+    server.listen(0, DEFAULT_HOST, (error?: Error) => (error ? fail(error) : ok())),
+  );
+  return { server, endpoint: `http://${DEFAULT_HOST}:${(server.address() as AddressInfo).port}` };
+}
 
-  // The queue, kept on disk; held until its handlers are set up (start() below).
-  const journal = new Journal(join(dataDir, 'queue'), join(dataDir, 'dead-letters.jsonl'));
-  const queue = new LocalQueue({
+/** What the queue's callbacks need and the lab sets up after the queue exists (it is held until then). */
+interface QueueWiring {
+  environments?: Awaited<ReturnType<typeof ingestEnvironments>>;
+  s3?: ReturnType<typeof createS3Client>;
+  settle?: (letter: DeadLetter) => Promise<void>;
+}
+
+/** Set up before start(): a callback finding its wiring unset is a bug in startLab. */
+function wired<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`the lab's queue ran before its ${what} was set up`);
+  return value;
+}
+
+function labQueue(journal: Journal, wiring: QueueWiring, log: (line: string) => void): LocalQueue {
+  return new LocalQueue({
     ...LAB_QUEUE,
     journal,
     held: true,
-    handler: (event, context, worker) => environments[worker]!.handler(event, context),
+    handler: (event, context, worker) => wired(wiring.environments, 'ingest handler')[worker]!.handler(event, context),
     context: () => localContext(),
-    prepare: (body) => prepareNotification(s3, body),
+    prepare: (body) => prepareNotification(wired(wiring.s3, 'S3 client'), body),
     onDeadLetter: async (letter) => {
-      log(`dead letter: message ${letter.messageId} failed ${letter.receives} times (kept in ${journal.deadLetterFile})`);
-      await settle(letter);
+      log(
+        `dead letter: message ${letter.messageId} failed ${letter.receives} times (kept in ${journal.deadLetterFile})`,
+      );
+      await wired(wiring.settle, 'dead-letter handling')(letter);
     },
     onError: (error) => log(`ingest error: ${(error as Error).message}`),
   });
+}
 
-  // S3: s3rver on disk, the drop bucket configured; each event journaled before its request is answered.
-  const labS3 = await startLabS3({ host, port: options.s3Port ?? DEFAULT_PORTS.s3, directory: join(dataDir, 's3'), bucket: LAB_BUCKET, onEvent: (record) => queue.send(s3Notification(record), { unprepared: true }) });
-  const s3Endpoint = `http://${host}:${labS3.address.port}`;
-
-  const clients: ClientOptions = { region: 'us-east-1', s3Endpoint, dynamodbEndpoint, credentials: LAB_CREDENTIALS };
-  const s3 = createS3Client(clients);
-  const db = createDocumentClient(clients);
-  const settle = settleDeadLetter({ db, tableName: LAB_TABLE, log });
-  await createTable(dynamodbEndpoint);
+/** Upgrades what an earlier version of the lab stored to what this one reads. */
+async function upgradeTable(db: ReturnType<typeof createDocumentClient>, log: (line: string) => void): Promise<void> {
   const upgraded = await indexIostatRunsByLabel({ db, tableName: LAB_TABLE });
   if (upgraded > 0) log(`indexed ${upgraded} iostat run(s) stored by an earlier version under their upload's label`);
   const settled = await settleUploadStates({ db, tableName: LAB_TABLE }, new Date().toISOString());
-  if (settled > 0) log(`checked the upload records of ${settled} key(s) stored by an earlier version: replaced and deleted versions now say so`);
-  const maxUploadBytes = options.maxUploadBytes ?? LAB_DEFAULTS.maxUploadMB * MB;
-  const maxSeriesPerFile = options.maxSeriesPerFile ?? LAB_DEFAULTS.maxSeriesPerFile;
-  // A step that cannot finish in time sends its continuation through the same (journaled) queue.
-  const environments = await ingestEnvironments(LAB_QUEUE.workers, { s3, db, tableName: LAB_TABLE, maxUploadBytes, maxSeriesPerFile, requeue: async (body: string) => queue.sendBody(body) });
+  if (settled > 0)
+    log(
+      `checked the upload records of ${settled} key(s) stored by an earlier version: replaced and deleted versions now say so`,
+    );
+}
 
+/** Starts delivering: what the journal kept first, then what an earlier version left in its pending file. */
+function resumeQueue(queue: LocalQueue, journal: Journal, dataDir: string, log: (line: string) => void): void {
   const resumed = queue.start();
-  if (resumed.resumed > 0) log(`resuming ${resumed.resumed} message(s) left from the last run${resumed.exhausted > 0 ? ` (${resumed.exhausted} of them received too often: dead-lettered)` : ''}`);
-  if (resumed.unreadable.length > 0) log(`${resumed.unreadable.length} unreadable queue file(s) in ${journal.dir}: ${resumed.unreadable.join(', ')}`);
+  if (resumed.resumed > 0)
+    log(
+      `resuming ${resumed.resumed} message(s) left from the last run${resumed.exhausted > 0 ? ` (${resumed.exhausted} of them received too often: dead-lettered)` : ''}`,
+    );
+  if (resumed.unreadable.length > 0)
+    log(`${resumed.unreadable.length} unreadable queue file(s) in ${journal.dir}: ${resumed.unreadable.join(', ')}`);
   // Left by an earlier version, which kept its queue there on a clean stop.
   const adopted = adoptPendingFile(join(dataDir, 'pending-messages.jsonl'), (body) => queue.sendBody(body));
   if (adopted > 0) log(`resuming ${adopted} message(s) an earlier version kept in pending-messages.jsonl`);
+}
 
-  setApiDeps({ s3, db, tableName: LAB_TABLE, bucket: LAB_BUCKET, maxUploadBytes });
-  const http = await startHttpServer({ host, port: options.apiPort ?? DEFAULT_PORTS.api, handler: apiHandler as ApiHandler, context: () => localContext(), routeKeys: Object.values(ROUTES), serve: serveReport });
-  const apiUrl = `http://${host}:${(http.address() as AddressInfo).port}`;
-
-  const endpoints: LabEndpoints = { s3Endpoint, bucket: LAB_BUCKET, table: LAB_TABLE, dynamodbEndpoint, apiUrl, reportUrl: `${apiUrl}/`, region: 'us-east-1', dataDir, pid: process.pid };
-  writeFileSync(join(dataDir, 'lab.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
-
-  if (options.samples !== false) {
-    for (const upload of demoUploads()) {
-      if (await exists(s3, upload.key)) continue;
-      await s3.send(new PutObjectCommand({ Bucket: LAB_BUCKET, Key: upload.key, Body: readFileSync(join(DEMO_DIR, upload.file)), Metadata: upload.metadata }));
-    }
+/** The demo logs, each uploaded unless already there. */
+async function uploadDemo(s3: ReturnType<typeof createS3Client>): Promise<void> {
+  for (const upload of demoUploads()) {
+    if (await exists(s3, upload.key)) continue;
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: LAB_BUCKET,
+        Key: upload.key,
+        Body: readFileSync(join(DEMO_DIR, upload.file)),
+        Metadata: upload.metadata,
+      }),
+    );
   }
-
-  // Once what the journal kept is ingested, whatever is still `processing` has no delivery left.
-  const sweeper = startSweeper({ db, tableName: LAB_TABLE, log }, queue.idle());
-
-  let stopping: Promise<void> | undefined;
-  return {
-    endpoints,
-    queue,
-    idle: () => queue.idle(),
-    stop: () =>
-      (stopping ??= (async () => {
-        // No new API calls; the batches in flight get a while to finish (S3 stays up for
-        // them to read); everything not done stays in the journal for the next start.
-        await closeServer(http);
-        await Promise.race([queue.stop(), new Promise((r) => setTimeout(r, DRAIN_MS).unref())]);
-        await sweeper.stop();
-        await labS3.s3rver.close();
-        await new Promise<void>((r) => dynamo.close(() => r()));
-      })()),
-  };
 }
 
 /** GET / is the report page (the API has no route there). */
@@ -231,11 +324,12 @@ async function exists(s3: ReturnType<typeof createS3Client>, key: string): Promi
 }
 
 async function createTable(endpoint: string): Promise<void> {
-  const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: LAB_CREDENTIALS });
+  const client = new DynamoDBClient({ region: LAB_REGION, endpoint, credentials: LAB_CREDENTIALS });
   try {
     await client.send(new CreateTableCommand(createTableInput(LAB_TABLE)));
   } catch (error) {
-    if (!(error instanceof ResourceInUseException) && (error as { name?: string }).name !== 'ResourceInUseException') throw error;
+    if (!(error instanceof ResourceInUseException) && (error as { name?: string }).name !== 'ResourceInUseException')
+      throw error;
   } finally {
     client.destroy();
   }
@@ -260,8 +354,8 @@ function localContext(timeoutMs = INGEST_LIMITS.timeoutSeconds * 1000): Context 
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'benchdrop-local',
     functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:benchdrop-local',
-    memoryLimitInMB: '1024',
+    invokedFunctionArn: `arn:aws:lambda:${LAB_REGION}:${DEFAULT_ACCOUNT}:function:benchdrop-local`,
+    memoryLimitInMB: String(INGEST_LIMITS.memoryMB),
     awsRequestId: id,
     logGroupName: '/local/benchdrop',
     logStreamName: 'local',
@@ -271,4 +365,3 @@ function localContext(timeoutMs = INGEST_LIMITS.timeoutSeconds * 1000): Context 
     succeed: () => {},
   };
 }
-

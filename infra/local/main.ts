@@ -5,10 +5,14 @@
 import '../../shared/node-support-notice.ts';
 import './env.ts';
 import { Command } from 'commander';
-import { LAB_BUCKET, LAB_CREDENTIALS, startLab, type Lab } from './lab.ts';
+import { LAB_CREDENTIALS } from '../../shared/config.ts';
+import { LAB_BUCKET, startLab, type Lab } from './lab.ts';
 import { labOptions, type LabCommandOptions } from './options.ts';
 
-export async function runLab(options: LabCommandOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<Lab> {
+export async function runLab(
+  options: LabCommandOptions,
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): Promise<Lab> {
   const started = Date.now();
   const lab = await startLab({
     dataDir: options.data,
@@ -24,14 +28,20 @@ export async function runLab(options: LabCommandOptions, out: (line: string) => 
   await lab.idle();
   const e = lab.endpoints;
   const dead = lab.queue.deadLetters.length;
-  out(`benchdrop lab ready in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${e.dataDir}; endpoints in ${e.dataDir}/lab.json)`);
-  out(`  S3 endpoint  ${e.s3Endpoint}  bucket ${e.bucket}  (credentials ${LAB_CREDENTIALS.accessKeyId} / ${LAB_CREDENTIALS.secretAccessKey}, region ${e.region})`);
+  out(
+    `benchdrop lab ready in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${e.dataDir}; endpoints in ${e.dataDir}/lab.json)`,
+  );
+  out(
+    `  S3 endpoint  ${e.s3Endpoint}  bucket ${e.bucket}  (credentials ${LAB_CREDENTIALS.accessKeyId} / ${LAB_CREDENTIALS.secretAccessKey}, region ${e.region})`,
+  );
   out(`  API          ${e.apiUrl}`);
   out(`  report page  ${e.reportUrl}`);
   if (dead > 0) out(`  ${dead} message(s) in the dead-letter list: see ${e.dataDir}/dead-letters.jsonl`);
   out('');
   out('Upload a log with the AWS CLI (a small log is ingested within a second; GET /uploads tells when):');
-  out(`  AWS_ACCESS_KEY_ID=${LAB_CREDENTIALS.accessKeyId} AWS_SECRET_ACCESS_KEY=${LAB_CREDENTIALS.secretAccessKey} aws --endpoint-url ${e.s3Endpoint} --region ${e.region} s3 cp FILE s3://${LAB_BUCKET}/mydisk/FILE --metadata device=mydisk`);
+  out(
+    `  AWS_ACCESS_KEY_ID=${LAB_CREDENTIALS.accessKeyId} AWS_SECRET_ACCESS_KEY=${LAB_CREDENTIALS.secretAccessKey} aws --endpoint-url ${e.s3Endpoint} --region ${e.region} s3 cp FILE s3://${LAB_BUCKET}/mydisk/FILE --metadata device=mydisk`,
+  );
   out('See what was ingested, and compare two devices:');
   out(`  curl '${e.apiUrl}/uploads'`);
   out(`  curl '${e.apiUrl}/compare?a=scsi2sd_redux&b=scsi2sd_10M_Sync&metric=all'`);

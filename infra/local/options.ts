@@ -37,10 +37,19 @@ export function labOptions(command: Command): Command {
     .option('--data <dir>', 'where the lab keeps its S3 objects and tables', '.benchdrop')
     .option('--fresh', 'start with an empty data folder')
     .option('--no-samples', 'do not ingest the demo logs')
-    .addOption(new Option('--s3-port <port>', 'local S3 port (0: any free port)').default(DEFAULT_PORTS.s3).argParser(port))
-    .addOption(new Option('--api-port <port>', 'API and report page port (0: any free port)').default(DEFAULT_PORTS.api).argParser(port))
+    .addOption(
+      new Option('--s3-port <port>', 'local S3 port (0: any free port)').default(DEFAULT_PORTS.s3).argParser(port),
+    )
+    .addOption(
+      new Option('--api-port <port>', 'API and report page port (0: any free port)')
+        .default(DEFAULT_PORTS.api)
+        .argParser(port),
+    )
     .option('--host <address>', 'address to bind (a non-loopback one needs --allow-non-loopback)', DEFAULT_HOST)
     .option('--allow-non-loopback', 'allow binding an address other than loopback (the lab has no authentication)')
-    .addOption(new Option('--max-series-per-file <n>', 'most series (devices x runs) one uploaded file may hold').default(LAB_DEFAULTS.maxSeriesPerFile).argParser(positive));
+    .addOption(
+      new Option('--max-series-per-file <n>', 'most series (devices x runs) one uploaded file may hold')
+        .default(LAB_DEFAULTS.maxSeriesPerFile)
+        .argParser(positive),
+    );
 }
-

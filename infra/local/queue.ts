@@ -31,11 +31,16 @@ export interface LocalQueueOptions {
   held?: boolean;
   /** Batches in flight at once (default 1). */
   workers?: number;
-  /** Messages per batch (default 10, the event source mapping's default). */
+  /** Messages per batch (default: the stack's, INGEST_LIMITS.batchSize). */
   batchSize?: number;
   /** How long a batch waits to fill up before it goes anyway. */
   batchWindowMs?: number;
+  /** Receives before a message is dead-lettered (default: the stack's redrive policy, INGEST_LIMITS). */
   maxReceiveCount?: number;
+  /**
+   * Wait before the first redelivery, doubled for each later one. SQS waits out
+   * the visibility timeout instead; the lab retries sooner.
+   */
   retryDelayMs?: number;
   /**
    * Before the first delivery of a message sent `unprepared`: its final body, or
@@ -60,7 +65,11 @@ interface Message extends JournalEntry {
   inFlight: boolean;
 }
 
-const DEFAULTS = { workers: 1, batchSize: 10, batchWindowMs: 100, retryDelayMs: 500 };
+/**
+ * The lab's own timings: a short batch window and retry delay keep it quick (the
+ * stack's batching window is seconds). Batch size and receives are the stack's.
+ */
+const DEFAULTS = { workers: 1, batchSize: INGEST_LIMITS.batchSize, batchWindowMs: 100, retryDelayMs: 500 };
 
 export class LocalQueue {
   private readonly messages: Message[] = [];
@@ -107,7 +116,16 @@ export class LocalQueue {
    * `unprepared`: `prepare` turns it into its final body before its first delivery.
    */
   sendBody(body: string, options: { unprepared?: boolean } = {}): void {
-    const message: Message = { messageId: randomUUID(), seq: this.nextSeq++, sentAt: new Date().toISOString(), receives: 0, body, ...(options.unprepared ? { unprepared: true as const } : {}), visibleAt: Date.now(), inFlight: false };
+    const message: Message = {
+      messageId: randomUUID(),
+      seq: this.nextSeq++,
+      sentAt: new Date().toISOString(),
+      receives: 0,
+      body,
+      ...(options.unprepared ? { unprepared: true as const } : {}),
+      visibleAt: Date.now(),
+      inFlight: false,
+    };
     this.persist(message);
     this.messages.push(message);
     this.pump();
@@ -174,10 +192,13 @@ export class LocalQueue {
   private wakeAt(time: number): void {
     if (this.timer && this.timer.at <= time) return;
     this.clearTimer();
-    const handle = setTimeout(() => {
-      this.timer = undefined;
-      this.pump();
-    }, Math.max(0, time - Date.now()));
+    const handle = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.pump();
+      },
+      Math.max(0, time - Date.now()),
+    );
     this.timer = { handle, at: time };
   }
 
@@ -250,7 +271,11 @@ export class LocalQueue {
 
   /** One invocation of the worker's handler: the ids of the messages that failed. */
   private async invoke(worker: number, batch: Message[]): Promise<string[]> {
-    const event: SQSEvent = { Records: batch.map((m) => sqsRecord(m.body, { messageId: m.messageId, receiveCount: m.receives, sentAt: new Date(m.sentAt) })) };
+    const event: SQSEvent = {
+      Records: batch.map((m) =>
+        sqsRecord(m.body, { messageId: m.messageId, receiveCount: m.receives, sentAt: new Date(m.sentAt) }),
+      ),
+    };
     try {
       const response = await this.options.handler(event, this.options.context(), worker);
       return (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
@@ -272,7 +297,12 @@ export class LocalQueue {
    */
   private async deadLetter(m: Message): Promise<void> {
     m.inFlight = true;
-    const letter: DeadLetter = { messageId: m.messageId, body: m.body, receives: m.receives, failedAt: new Date().toISOString() };
+    const letter: DeadLetter = {
+      messageId: m.messageId,
+      body: m.body,
+      receives: m.receives,
+      failedAt: new Date().toISOString(),
+    };
     try {
       await this.options.onDeadLetter?.(letter);
     } catch (error) {

@@ -14,8 +14,14 @@
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { AddressInfo } from 'node:net';
 import S3rver from 's3rver';
-import { decodeKey } from '../../shared/ingest.ts';
-import { s3EventRecord, sequencerGenerator, type S3EventName, type S3Notification, type S3NotificationRecord } from './events.ts';
+import { decodeKey } from '../../shared/ingest/s3-event.ts';
+import {
+  s3EventRecord,
+  sequencerGenerator,
+  type S3EventName,
+  type S3Notification,
+  type S3NotificationRecord,
+} from './events.ts';
 import { installKeyGuard } from './key-guard.ts';
 import { untilStored } from './s3rver-writes.ts';
 
@@ -46,7 +52,14 @@ const STORED_WAIT_MS = 30_000;
 
 export async function startLabS3(options: LabS3Options): Promise<LabS3> {
   // vhostBuckets off: the bucket comes from the path, never from a Host header.
-  const s3rver = new S3rver({ port: options.port, address: options.host, directory: options.directory, silent: true, vhostBuckets: false, configureBuckets: [{ name: options.bucket, configs: [] }] });
+  const s3rver = new S3rver({
+    port: options.port,
+    address: options.host,
+    directory: options.directory,
+    silent: true,
+    vhostBuckets: false,
+    configureBuckets: [{ name: options.bucket, configs: [] }],
+  });
   installKeyGuard(s3rver);
   const nextSequencer = sequencerGenerator();
   s3rver.on('event', (event: { Records: S3rverRecord[] }) => {
@@ -71,7 +84,9 @@ function notificationRecord(record: S3rverRecord, sequencer: string): S3Notifica
     ...(created ? { size: size ?? 0, eTag: eTag ?? '' } : {}),
     sequencer,
     ...(record.eventTime !== undefined ? { eventTime: record.eventTime } : {}),
-    ...(record.requestParameters?.sourceIPAddress !== undefined ? { sourceIPAddress: record.requestParameters.sourceIPAddress } : {}),
+    ...(record.requestParameters?.sourceIPAddress !== undefined
+      ? { sourceIPAddress: record.requestParameters.sourceIPAddress }
+      : {}),
   });
 }
 
@@ -105,7 +120,11 @@ export async function prepareNotification(s3: S3Client, body: string): Promise<s
   return JSON.stringify(notification);
 }
 
-async function headIfThere(s3: S3Client, bucket: string, key: string): Promise<{ eTag: string; size: number } | undefined> {
+async function headIfThere(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+): Promise<{ eTag: string; size: number } | undefined> {
   try {
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     return { eTag: (head.ETag ?? '').replace(/"/g, ''), size: head.ContentLength ?? 0 };

@@ -13,7 +13,13 @@ import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
  * `timeoutMs` or when it is gone (another PUT or a DELETE may have come meanwhile:
  * the caller decides).
  */
-export async function untilStored(s3: S3Client, bucket: string, key: string, size: number, timeoutMs = 2_000): Promise<boolean> {
+export async function untilStored(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  size: number,
+  timeoutMs = 2_000,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let stored: number | undefined;

@@ -22,10 +22,16 @@ export const SWEEP_EVERY_MS = 60_000;
 export function settleDeadLetter(wiring: SettleWiring): (letter: DeadLetter) => Promise<void> {
   return async (letter) => {
     try {
-      const outcome = await failDeadLetter(letter.body, { db: wiring.db, tableName: wiring.tableName }, letter.receives);
+      const outcome = await failDeadLetter(
+        letter.body,
+        { db: wiring.db, tableName: wiring.tableName },
+        letter.receives,
+      );
       wiring.log(`dead letter ${letter.messageId} (${letter.receives} receives): ${JSON.stringify(outcome)}`);
     } catch (error) {
-      wiring.log(`dead letter ${letter.messageId}: its uploads could not be marked failed: ${(error as Error).message}`);
+      wiring.log(
+        `dead letter ${letter.messageId}: its uploads could not be marked failed: ${(error as Error).message}`,
+      );
     }
   };
 }
@@ -60,7 +66,10 @@ export function startSweeper(wiring: SettleWiring, firstAfter: Promise<void>, ev
 async function sweepOnce(wiring: SettleWiring): Promise<void> {
   try {
     const { ended, overdue, continued } = await sweepStuckUploads({ db: wiring.db, tableName: wiring.tableName });
-    if (overdue > 0) wiring.log(`sweep: ${ended} stuck upload(s) ended failed, ${overdue} overdue${continued > 0 ? `, ${continued} left to a continuation` : ''}`);
+    if (overdue > 0)
+      wiring.log(
+        `sweep: ${ended} stuck upload(s) ended failed, ${overdue} overdue${continued > 0 ? `, ${continued} left to a continuation` : ''}`,
+      );
   } catch (error) {
     wiring.log(`sweep failed: ${(error as Error).message}`);
   }

@@ -7,7 +7,7 @@
  *    "status":"failed","message":"line 12: ...","line":12,"details":"..."}
  *   {"benchdrop":"continue","step":"remove-replaced","bucket":"b","key":"k"}
  */
-import type { UploadRecord } from '../store/records.ts';
+import type { UploadRecord } from '../store/items.ts';
 
 /** The statuses a step ends a version with (the version's runs, if any, removed). */
 export const ENDING_STATUSES = ['ready', 'failed', 'replaced', 'deleted'] as const;
@@ -35,10 +35,22 @@ export function parseContinuation(body: unknown): Continuation | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const c = body as Record<string, unknown>;
   if (c['benchdrop'] !== 'continue' || !isText(c['bucket']) || !isText(c['key'])) return undefined;
-  if (c['step'] === 'remove-replaced') return { benchdrop: 'continue', step: 'remove-replaced', bucket: c['bucket'], key: c['key'] };
+  if (c['step'] === 'remove-replaced')
+    return { benchdrop: 'continue', step: 'remove-replaced', bucket: c['bucket'], key: c['key'] };
   const status = ENDING_STATUSES.find((s) => s === c['status']);
   if (c['step'] !== 'end-version' || !isText(c['version']) || status === undefined) return undefined;
   if (typeof c['message'] !== 'string' || typeof c['line'] !== 'number') return undefined;
-  const fields = typeof c['fields'] === 'object' && c['fields'] !== null ? (c['fields'] as Ending['fields']) : undefined;
-  return { benchdrop: 'continue', step: 'end-version', bucket: c['bucket'], key: c['key'], version: c['version'], status, message: c['message'], line: c['line'], ...(fields ? { fields } : {}) };
+  const fields =
+    typeof c['fields'] === 'object' && c['fields'] !== null ? (c['fields'] as Ending['fields']) : undefined;
+  return {
+    benchdrop: 'continue',
+    step: 'end-version',
+    bucket: c['bucket'],
+    key: c['key'],
+    version: c['version'],
+    status,
+    message: c['message'],
+    line: c['line'],
+    ...(fields ? { fields } : {}),
+  };
 }

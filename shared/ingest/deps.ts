@@ -83,6 +83,8 @@ export class PermanentFailure extends Error {
   ) {
     // Problems may quote the key or the file, which may hold any character: escaped, they are safe to print.
     super(briefMessage(problem, todo, line));
-    this.details = printable(details ?? [line > 0 ? `line ${line}: ${problem}` : problem, todo].filter(Boolean).join('; '));
+    this.details = printable(
+      details ?? [line > 0 ? `line ${line}: ${problem}` : problem, todo].filter(Boolean).join('; '),
+    );
   }
 }

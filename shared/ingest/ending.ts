@@ -7,7 +7,7 @@
  */
 import { runIdsOf } from '../store/keys.ts';
 import { deleteRuns } from '../store/removal.ts';
-import type { UploadRecord } from '../store/records.ts';
+import type { UploadRecord } from '../store/items.ts';
 import { finishUpload, getUpload, settleVersions, takeOver, type Claim } from '../store/uploads.ts';
 import { continuationBody, type Ending } from './continuation.ts';
 import { deadlineOf, nowOf, type SettleDeps } from './deps.ts';
@@ -17,12 +17,25 @@ export type Ended = 'ended' | 'continued';
 /** Remove what the claimed version wrote and end its record; 'continued' when a continuation took the rest. */
 export async function endVersion(deps: SettleDeps, claim: Claim, ending: Ending): Promise<Ended> {
   const { bucket, key, version } = claim.object;
-  const removal = await deleteRuns(deps, runIdsOf(bucket, key, version, claim.startedRuns), nowOf(deps), deadlineOf(deps));
+  const removal = await deleteRuns(
+    deps,
+    runIdsOf(bucket, key, version, claim.startedRuns),
+    nowOf(deps),
+    deadlineOf(deps),
+  );
   if (!removal.done) {
-    await deps.requeue!(continuationBody({ benchdrop: 'continue', step: 'end-version', bucket, key, version, ...ending }));
+    await deps.requeue!(
+      continuationBody({ benchdrop: 'continue', step: 'end-version', bucket, key, version, ...ending }),
+    );
     return 'continued';
   }
-  await finishUpload(deps, claim, ending.status, { ...ending.fields, message: ending.message, line: ending.line }, nowOf(deps));
+  await finishUpload(
+    deps,
+    claim,
+    ending.status,
+    { ...ending.fields, message: ending.message, line: ending.line },
+    nowOf(deps),
+  );
   // A version ended after a newer one became current is replaced by it at once; one of a deleted key, deleted.
   await settleVersions(deps, bucket, key, nowOf(deps));
   return 'ended';
@@ -40,7 +53,13 @@ export async function endAbandoned(deps: SettleDeps, record: UploadRecord, endin
 }
 
 /** Go on ending a version a step left to a continuation. */
-export async function continueEnding(deps: SettleDeps, bucket: string, key: string, version: string, ending: Ending): Promise<Ended | undefined> {
+export async function continueEnding(
+  deps: SettleDeps,
+  bucket: string,
+  key: string,
+  version: string,
+  ending: Ending,
+): Promise<Ended | undefined> {
   const record = await getUpload(deps, bucket, key, version);
   return record === undefined ? undefined : endAbandoned(deps, record, ending);
 }

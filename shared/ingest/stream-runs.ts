@@ -18,7 +18,9 @@ import type { IostatSample, Run } from '../model.ts';
 import { ParseError, parseStream } from '../parsers/index.ts';
 import { BatchWriter } from '../store/batch.ts';
 import { CHUNK_SAMPLES, runId as makeRunId } from '../store/keys.ts';
-import { ChunkBuilder, deviceItem, diskperfRunItem, iostatRunItem, joinSpans, runTagItems, type ObjectRef, type RunContext, type TimeSpan } from '../store/records.ts';
+import { ChunkBuilder } from '../store/chunks.ts';
+import { deviceItem, runTagItems, type ObjectRef, type RunContext, type TimeSpan } from '../store/items.ts';
+import { diskperfRunItem, iostatRunItem, joinSpans } from '../store/run-items.ts';
 import { noteProgress, type Claim } from '../store/uploads.ts';
 import { PermanentFailure, type IngestDeps } from './deps.ts';
 
@@ -36,16 +38,31 @@ export interface StoredVersion {
 }
 
 export async function streamRuns(object: ObjectRef, claim: Claim, deps: IngestDeps): Promise<StoredVersion> {
-  const response = await deps.s3.send(new GetObjectCommand({ Bucket: object.bucket, Key: object.key, ...(object.versionId ? { VersionId: object.versionId } : {}) }));
+  const response = await deps.s3.send(
+    new GetObjectCommand({
+      Bucket: object.bucket,
+      Key: object.key,
+      ...(object.versionId ? { VersionId: object.versionId } : {}),
+    }),
+  );
   const size = response.ContentLength ?? object.size ?? 0;
   if (size > deps.maxUploadBytes) {
     (response.Body as Readable | undefined)?.destroy();
-    throw new PermanentFailure(`${size} bytes, more than this lab's limit of ${deps.maxUploadBytes} bytes`, "split the log into smaller files, or raise the lab's maxUploadMB");
+    throw new PermanentFailure(
+      `${size} bytes, more than this lab's limit of ${deps.maxUploadBytes} bytes`,
+      "split the log into smaller files, or raise the lab's maxUploadMB",
+    );
   }
   const body = response.Body as (Readable & AsyncIterable<Buffer>) | undefined;
   if (body === undefined) throw new PermanentFailure('the object has no body', 'upload the file again');
   const metadata = response.Metadata ?? {};
-  const writer = new VersionWriter(object, claim, deps, labelFromObject(object.key, metadata), parseTags(metadata['tags']));
+  const writer = new VersionWriter(
+    object,
+    claim,
+    deps,
+    labelFromObject(object.key, metadata),
+    parseTags(metadata['tags']),
+  );
   const parsed = await parseStream(writer.feed(body), {
     source: object.key,
     keepSamples: false,
@@ -156,10 +173,17 @@ class VersionWriter {
   async finish(format: string): Promise<StoredVersion> {
     await this.writePending();
     await this.flushAll();
-    for (const label of this.labels) this.writer.put(deviceItem(label, format as Run['format'], this.ingestedAt, this.object.version));
+    for (const label of this.labels)
+      this.writer.put(deviceItem(label, format as Run['format'], this.ingestedAt, this.object.version));
     await this.writer.flush();
     const device = this.objectLabel ?? (this.labels.size === 1 ? [...this.labels][0] : undefined);
-    return { runIds: this.runIds, format, ...(device !== undefined ? { device } : {}), tags: this.tags, warnings: this.warnings };
+    return {
+      runIds: this.runIds,
+      format,
+      ...(device !== undefined ? { device } : {}),
+      tags: this.tags,
+      warnings: this.warnings,
+    };
   }
 
   /** Write what is ready: full rounds while parsing; METAs once all before them is written. */

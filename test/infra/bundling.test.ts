@@ -34,13 +34,26 @@ describe('Lambda bundles', () => {
     it(`${name}: includes the AWS SDK, loads with no node_modules in sight, and has a map back to its sources`, async () => {
       const dir = join(work, name);
       const outfile = join(dir, 'index.mjs');
-      const result = await build({ ...lambdaEsbuildOptions(), entryPoints: [join(ROOT, entry)], outfile, absWorkingDir: ROOT, metafile: true, logLevel: 'silent' });
+      const result = await build({
+        ...lambdaEsbuildOptions(),
+        entryPoints: [join(ROOT, entry)],
+        outfile,
+        absWorkingDir: ROOT,
+        metafile: true,
+        logLevel: 'silent',
+      });
 
       // Statically, only Node's built-ins; dynamically, at most the credential providers Lambda never needs.
-      const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.external));
+      const imports = Object.values(result.metafile.outputs).flatMap((output) =>
+        output.imports.filter((i) => i.external),
+      );
       expect(imports.filter((i) => i.kind !== 'dynamic-import' && !isBuiltin(i.path))).toEqual([]);
-      expect(imports.filter((i) => !isBuiltin(i.path)).every((i) => CREDENTIAL_PROVIDERS_UNUSED_IN_LAMBDA.includes(i.path))).toBe(true);
-      expect(Object.keys(result.metafile.inputs).some((input) => input.includes('node_modules/@aws-sdk/client-dynamodb/'))).toBe(true);
+      expect(
+        imports.filter((i) => !isBuiltin(i.path)).every((i) => CREDENTIAL_PROVIDERS_UNUSED_IN_LAMBDA.includes(i.path)),
+      ).toBe(true);
+      expect(
+        Object.keys(result.metafile.inputs).some((input) => input.includes('node_modules/@aws-sdk/client-dynamodb/')),
+      ).toBe(true);
 
       // The map shipped beside it leads a stack trace back to the project's .ts files.
       const map = new SourceMap(JSON.parse(readFileSync(`${outfile}.map`, 'utf8')) as SourceMapPayload);
@@ -49,7 +62,8 @@ describe('Lambda bundles', () => {
       for (let line = 0; line < lines.length; line++) {
         for (let column = 0; column < lines[line]!.length; column += 997) {
           const source = (map.findEntry(line, column) as { originalSource?: string }).originalSource;
-          if (source !== undefined && !source.includes('node_modules')) sources.add(relative(ROOT, resolve(dir, source)));
+          if (source !== undefined && !source.includes('node_modules'))
+            sources.add(relative(ROOT, resolve(dir, source)));
         }
       }
       expect([...sources].some((s) => s.startsWith(entry.split('/').slice(0, 2).join('/')))).toBe(true);
@@ -59,7 +73,13 @@ describe('Lambda bundles', () => {
       const probe = `const m = await import(${JSON.stringify(pathToFileURL(outfile).href)}); console.log(typeof m.handler);`;
       const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], {
         cwd: dir,
-        env: { PATH: process.env['PATH'], AWS_REGION: 'us-east-1', [ENV.tableName]: 'table', [ENV.bucketName]: 'bucket', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+        env: {
+          PATH: process.env['PATH'],
+          AWS_REGION: 'us-east-1',
+          [ENV.tableName]: 'table',
+          [ENV.bucketName]: 'bucket',
+          POWERTOOLS_LOG_LEVEL: 'SILENT',
+        },
       });
       expect(stdout.trim()).toBe('function');
     }, 120_000);

@@ -20,11 +20,15 @@ export interface Printed {
 }
 
 function emfOf(line: Record<string, unknown>): EmfMetrics[] {
-  const aws = line['_aws'] as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+  const aws = line['_aws'] as {
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[];
+  };
   return aws.CloudWatchMetrics.map((directive) => ({
     namespace: directive.Namespace,
     dimensions: Object.fromEntries(directive.Dimensions.flat().map((name) => [name, String(line[name])])),
-    values: Object.fromEntries(directive.Metrics.map(({ Name }) => [Name, ([] as number[]).concat(line[Name] as number | number[])])),
+    values: Object.fromEntries(
+      directive.Metrics.map(({ Name }) => [Name, ([] as number[]).concat(line[Name] as number | number[])]),
+    ),
   }));
 }
 
@@ -35,19 +39,42 @@ export async function capturePrinted<T>(body: () => Promise<T>): Promise<{ resul
     chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
     return true;
   };
-  const spies = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
+  const spies = [
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture),
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture),
+  ];
   try {
     const result = await body();
     // Each write is one whole line (Console writes a line per call), so interleaving keeps lines intact.
-    const lines = chunks.join('').split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    return { result, printed: { logs: lines.filter((line) => !('_aws' in line)), metrics: lines.filter((line) => '_aws' in line).flatMap(emfOf) } };
+    const lines = chunks
+      .join('')
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    return {
+      result,
+      printed: {
+        logs: lines.filter((line) => !('_aws' in line)),
+        metrics: lines.filter((line) => '_aws' in line).flatMap(emfOf),
+      },
+    };
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
 }
 
 /** The sum of a metric over everything printed with exactly these namespace and dimensions. */
-export function metricSum(printed: Printed, namespace: string, dimensions: Record<string, string>, name: string): number | undefined {
-  const matching = printed.metrics.filter((m) => m.namespace === namespace && JSON.stringify(Object.entries(m.dimensions).sort()) === JSON.stringify(Object.entries(dimensions).sort()) && name in m.values);
+export function metricSum(
+  printed: Printed,
+  namespace: string,
+  dimensions: Record<string, string>,
+  name: string,
+): number | undefined {
+  const matching = printed.metrics.filter(
+    (m) =>
+      m.namespace === namespace &&
+      JSON.stringify(Object.entries(m.dimensions).sort()) === JSON.stringify(Object.entries(dimensions).sort()) &&
+      name in m.values,
+  );
   return matching.length === 0 ? undefined : matching.flatMap((m) => m.values[name]!).reduce((a, b) => a + b, 0);
 }

@@ -16,8 +16,17 @@ import { lambdaEsbuildOptions } from '../../infra/bundling.ts';
 import { labSettings } from '../../infra/settings.ts';
 import type { BenchdropStack } from '../../infra/stack.ts';
 import { ENV } from '../../shared/config.ts';
-import { INDEXES } from '../../shared/table.ts';
-import { CONSUMER_ACTIONS, getAtt, LOG_ACTIONS, ref, resources, roleGrants, synthLabs, type Synthesis } from './synth.ts';
+import { INDEXES } from '../../shared/store/table.ts';
+import {
+  CONSUMER_ACTIONS,
+  getAtt,
+  LOG_ACTIONS,
+  ref,
+  resources,
+  roleGrants,
+  synthLabs,
+  type Synthesis,
+} from './synth.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -57,14 +66,30 @@ interface Needs {
 
 /** The project's own source files that put bytes into the bundle of `entry`. */
 async function bundledSources(entry: string): Promise<string[]> {
-  const result = await build({ ...lambdaEsbuildOptions(), entryPoints: [join(ROOT, entry)], absWorkingDir: ROOT, write: false, outdir: 'out', metafile: true, logLevel: 'silent' });
+  const result = await build({
+    ...lambdaEsbuildOptions(),
+    entryPoints: [join(ROOT, entry)],
+    absWorkingDir: ROOT,
+    write: false,
+    outdir: 'out',
+    metafile: true,
+    logLevel: 'silent',
+  });
   const inputs = Object.values(result.metafile.outputs).flatMap((output) => Object.entries(output.inputs));
-  return [...new Set(inputs.filter(([path, input]) => !path.includes('node_modules') && input.bytesInOutput > 0).map(([path]) => path))].sort();
+  return [
+    ...new Set(
+      inputs.filter(([path, input]) => !path.includes('node_modules') && input.bytesInOutput > 0).map(([path]) => path),
+    ),
+  ].sort();
 }
 
 /** The commands and index names the sources construct and query. */
 function needsOf(sources: string[]): Needs {
-  const needs: Needs = { actions: { table: new Set(), objects: new Set(), queue: new Set() }, indexes: new Set(), found: [] };
+  const needs: Needs = {
+    actions: { table: new Set(), objects: new Set(), queue: new Set() },
+    indexes: new Set(),
+    found: [],
+  };
   for (const source of sources) {
     const text = readFileSync(join(ROOT, source), 'utf8');
     for (const [, command] of text.matchAll(/\bnew\s+(\w+Command)\s*\(/g)) {
@@ -73,10 +98,10 @@ function needsOf(sources: string[]): Needs {
       for (const action of mapped!.actions) needs.actions[mapped!.target].add(action);
       needs.found.push(`${source}: ${command}`);
     }
-    // Indexes are named only through shared/table.ts INDEXES, which also declares them (IndexName: index.name).
+    // Indexes are named only through shared/store/table.ts INDEXES, which also declares them (IndexName: index.name).
     for (const [whole, index] of text.matchAll(/\bIndexName:\s*([^,}\n]+)/g)) {
       const named = /^INDEXES\.(\w+)\.name$/.exec(index!.trim());
-      if (source === 'shared/table.ts' && index!.trim() === 'index.name') continue;
+      if (source === 'shared/store/table.ts' && index!.trim() === 'index.name') continue;
       expect(named, `${source}: ${whole} names an index this test cannot tell`).not.toBeNull();
       needs.indexes.add(INDEXES[named![1] as keyof typeof INDEXES].name);
       needs.found.push(`${source}: ${whole}`);
@@ -87,15 +112,40 @@ function needsOf(sources: string[]): Needs {
 
 /** Grants that no command sends, each with its reason; anything else must come from the code. */
 const NAMED_GRANTS: Partial<Record<Fn, { target: 'bucket'; actions: string[]; reason: string }[]>> = {
-  ingest: [{ target: 'bucket', actions: ['s3:ListBucket'], reason: 'a key or version removed before ingest runs reads as NoSuchKey/NoSuchVersion, not AccessDenied' }],
+  ingest: [
+    {
+      target: 'bucket',
+      actions: ['s3:ListBucket'],
+      reason: 'a key or version removed before ingest runs reads as NoSuchKey/NoSuchVersion, not AccessDenied',
+    },
+  ],
 };
 
 type Fn = 'ingest' | 'api' | 'deadLetter' | 'sweeper';
-const FUNCTIONS: Record<Fn, { entry: string; of: (stack: BenchdropStack) => { fn: BenchdropStack['ingest']; role: BenchdropStack['ingestRole']; logs: BenchdropStack['ingestLogs'] } }> = {
-  ingest: { entry: 'functions/ingest/handler.ts', of: (s) => ({ fn: s.ingest, role: s.ingestRole, logs: s.ingestLogs }) },
+const FUNCTIONS: Record<
+  Fn,
+  {
+    entry: string;
+    of: (stack: BenchdropStack) => {
+      fn: BenchdropStack['ingest'];
+      role: BenchdropStack['ingestRole'];
+      logs: BenchdropStack['ingestLogs'];
+    };
+  }
+> = {
+  ingest: {
+    entry: 'functions/ingest/handler.ts',
+    of: (s) => ({ fn: s.ingest, role: s.ingestRole, logs: s.ingestLogs }),
+  },
   api: { entry: 'functions/api/handler.ts', of: (s) => ({ fn: s.apiFunction, role: s.apiRole, logs: s.apiLogs }) },
-  deadLetter: { entry: 'functions/dead-letter/handler.ts', of: (s) => ({ fn: s.deadLetterFunction, role: s.deadLetterRole, logs: s.deadLetterLogs }) },
-  sweeper: { entry: 'functions/sweeper/handler.ts', of: (s) => ({ fn: s.sweeper, role: s.sweeperRole, logs: s.sweeperLogs }) },
+  deadLetter: {
+    entry: 'functions/dead-letter/handler.ts',
+    of: (s) => ({ fn: s.deadLetterFunction, role: s.deadLetterRole, logs: s.deadLetterLogs }),
+  },
+  sweeper: {
+    entry: 'functions/sweeper/handler.ts',
+    of: (s) => ({ fn: s.sweeper, role: s.sweeperRole, logs: s.sweeperLogs }),
+  },
 };
 
 let synth: Synthesis;
@@ -106,9 +156,10 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => synth?.dispose());
 
-describe('each function\'s role grants exactly what its code sends', () => {
+describe("each function's role grants exactly what its code sends", () => {
   const lab = () => synth.labs.alpha!;
-  const id = (construct: { node: { defaultChild?: unknown } }) => lab().stack.getLogicalId(construct.node.defaultChild as Parameters<BenchdropStack['getLogicalId']>[0]);
+  const id = (construct: { node: { defaultChild?: unknown } }) =>
+    lab().stack.getLogicalId(construct.node.defaultChild as Parameters<BenchdropStack['getLogicalId']>[0]);
   const roleOf = (name: Fn) => id(FUNCTIONS[name].of(lab().stack).role);
   const join = (...parts: unknown[]) => JSON.stringify({ 'Fn::Join': ['', parts] });
 
@@ -130,11 +181,28 @@ describe('each function\'s role grants exactly what its code sends', () => {
     // The platform: its log group (both ARN spellings LogGroup.grant writes), its event source's queue.
     const logGroup = id(logs);
     add(JSON.stringify(getAtt(logGroup, 'Arn')), LOG_ACTIONS);
-    add(join('arn:', ref('AWS::Partition'), ':logs:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':log-group:', ref(logGroup)), LOG_ACTIONS);
+    add(
+      join(
+        'arn:',
+        ref('AWS::Partition'),
+        ':logs:',
+        ref('AWS::Region'),
+        ':',
+        ref('AWS::AccountId'),
+        ':log-group:',
+        ref(logGroup),
+      ),
+      LOG_ACTIONS,
+    );
     for (const [, mapping] of resources(template, 'AWS::Lambda::EventSourceMapping')) {
-      if (JSON.stringify(mapping.Properties!.FunctionName) === JSON.stringify(ref(id(fn)))) add(JSON.stringify(mapping.Properties!.EventSourceArn), CONSUMER_ACTIONS);
+      if (JSON.stringify(mapping.Properties!.FunctionName) === JSON.stringify(ref(id(fn))))
+        add(JSON.stringify(mapping.Properties!.EventSourceArn), CONSUMER_ACTIONS);
     }
-    return Object.fromEntries(Object.entries(expected).filter(([, actions]) => actions.size > 0).map(([key, actions]) => [key, [...actions].sort()]));
+    return Object.fromEntries(
+      Object.entries(expected)
+        .filter(([, actions]) => actions.size > 0)
+        .map(([key, actions]) => [key, [...actions].sort()]),
+    );
   }
 
   for (const name of Object.keys(FUNCTIONS) as Fn[]) {
@@ -145,14 +213,22 @@ describe('each function\'s role grants exactly what its code sends', () => {
     });
   }
 
-  it('finds what it looks for: the reads of the API, the sweeper\'s byStatus query, the continuations ingest sends', () => {
-    expect([...needs.api.actions.table].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+  it("finds what it looks for: the reads of the API, the sweeper's byStatus query, the continuations ingest sends", () => {
+    expect([...needs.api.actions.table].sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+    ]);
     expect([...needs.api.actions.objects]).toEqual(['s3:PutObject']);
     expect(needs.sweeper.indexes).toContain(INDEXES.byStatus.name);
     expect(needs.deadLetter.indexes).not.toContain(INDEXES.byStatus.name);
     expect([...needs.ingest.actions.queue]).toEqual(['sqs:SendMessage']);
     // The one queue a function may send to is the one in its environment: the ingest queue.
-    const env = (lab().template.toJSON() as { Resources: Record<string, { Properties: { Environment: { Variables: Record<string, unknown> } } }> }).Resources[id(lab().stack.ingest)]!.Properties.Environment.Variables;
+    const env = (
+      lab().template.toJSON() as {
+        Resources: Record<string, { Properties: { Environment: { Variables: Record<string, unknown> } } }>;
+      }
+    ).Resources[id(lab().stack.ingest)]!.Properties.Environment.Variables;
     expect(env[ENV.queueUrl]).toEqual(ref(id(lab().stack.queue)));
     for (const fn of ['api', 'deadLetter', 'sweeper'] as const) expect(needs[fn].actions.queue.size, fn).toBe(0);
   });
@@ -160,7 +236,8 @@ describe('each function\'s role grants exactly what its code sends', () => {
   it('grants no function the actions review found unused (ConditionCheckItem, object tagging)', () => {
     for (const name of Object.keys(FUNCTIONS) as Fn[]) {
       const granted = Object.values(roleGrants(lab().template, roleOf(name))).flat();
-      for (const unused of ['dynamodb:ConditionCheckItem', 's3:GetObjectTagging', 's3:GetObjectVersionTagging']) expect(granted, name).not.toContain(unused);
+      for (const unused of ['dynamodb:ConditionCheckItem', 's3:GetObjectTagging', 's3:GetObjectVersionTagging'])
+        expect(granted, name).not.toContain(unused);
     }
   });
 });

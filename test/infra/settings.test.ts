@@ -11,7 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LAB_DEFAULTS } from '../../shared/config.ts';
 import { buildLab } from '../../infra/lab.ts';
-import { API_DEFAULTS, CONTEXT_KEYS, LabSettingsError, labSettings, parseLabSettings, stackNameOf } from '../../infra/settings.ts';
+import {
+  API_DEFAULTS,
+  CONTEXT_KEYS,
+  LabSettingsError,
+  labSettings,
+  parseLabSettings,
+  stackNameOf,
+} from '../../infra/settings.ts';
 import { buildTestLab, testApp } from './synth.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -35,11 +42,49 @@ describe('lab settings', () => {
   });
 
   it('reads command-line strings and cdk.json values alike', () => {
-    const expected = { lab: 'lab-2', maxUploadMB: 200, maxSeriesPerFile: 5000, noncurrentVersionDays: 30, alarmEmail: 'ops@example.org', retainData: false, deletionProtection: false, apiRateLimit: 20, apiBurstLimit: 40 };
-    expect(labSettings({ lab: 'lab-2', maxUploadMB: '200', maxSeriesPerFile: '5000', noncurrentVersionDays: '30', alarmEmail: 'ops@example.org', retainData: 'false', deletionProtection: 'FALSE', apiRateLimit: '20', apiBurstLimit: ' 40 ' })).toEqual(expected);
-    expect(labSettings({ lab: 'lab-2', maxUploadMB: 200, maxSeriesPerFile: 5000, noncurrentVersionDays: 30, alarmEmail: ' ops@example.org ', retainData: false, deletionProtection: false, apiRateLimit: 20, apiBurstLimit: 40 })).toEqual(expected);
+    const expected = {
+      lab: 'lab-2',
+      maxUploadMB: 200,
+      maxSeriesPerFile: 5000,
+      noncurrentVersionDays: 30,
+      alarmEmail: 'ops@example.org',
+      retainData: false,
+      deletionProtection: false,
+      apiRateLimit: 20,
+      apiBurstLimit: 40,
+    };
+    expect(
+      labSettings({
+        lab: 'lab-2',
+        maxUploadMB: '200',
+        maxSeriesPerFile: '5000',
+        noncurrentVersionDays: '30',
+        alarmEmail: 'ops@example.org',
+        retainData: 'false',
+        deletionProtection: 'FALSE',
+        apiRateLimit: '20',
+        apiBurstLimit: ' 40 ',
+      }),
+    ).toEqual(expected);
+    expect(
+      labSettings({
+        lab: 'lab-2',
+        maxUploadMB: 200,
+        maxSeriesPerFile: 5000,
+        noncurrentVersionDays: 30,
+        alarmEmail: ' ops@example.org ',
+        retainData: false,
+        deletionProtection: false,
+        apiRateLimit: 20,
+        apiBurstLimit: 40,
+      }),
+    ).toEqual(expected);
     // `-c alarmEmail=` (empty) means unset.
-    expect(labSettings({ lab: 'x', alarmEmail: '', maxUploadMB: '', apiRateLimit: '' })).toEqual({ lab: 'x', ...LAB_DEFAULTS, ...API_DEFAULTS });
+    expect(labSettings({ lab: 'x', alarmEmail: '', maxUploadMB: '', apiRateLimit: '' })).toEqual({
+      lab: 'x',
+      ...LAB_DEFAULTS,
+      ...API_DEFAULTS,
+    });
     expect(labSettings({ lab: 'x', deletionProtection: 'false' }).retainData).toBe(true);
   });
 
@@ -58,7 +103,8 @@ describe('lab settings', () => {
   });
 
   it('accepts lab names up to 31 characters of lowercase letters, digits and dashes', () => {
-    for (const lab of ['a', 'alpha', 'lab-2', 'x'.repeat(31), 'team-a-disk-lab']) expect(labSettings({ lab }).lab).toBe(lab);
+    for (const lab of ['a', 'alpha', 'lab-2', 'x'.repeat(31), 'team-a-disk-lab'])
+      expect(labSettings({ lab }).lab).toBe(lab);
     expect(errorOf({ lab: 42 }).message).toContain('lab=42 is invalid');
   });
 
@@ -99,16 +145,26 @@ describe('lab settings', () => {
   });
 
   it('accepts API throttling up to the account-wide regional defaults (10,000 per second, burst 5,000)', () => {
-    expect(labSettings({ lab: 'alpha', apiRateLimit: '1', apiBurstLimit: '1' })).toMatchObject({ apiRateLimit: 1, apiBurstLimit: 1 });
-    expect(labSettings({ lab: 'alpha', apiRateLimit: 10_000, apiBurstLimit: 5_000 })).toMatchObject({ apiRateLimit: 10_000, apiBurstLimit: 5_000 });
-    expect(errorOf({ lab: 'alpha', apiRateLimit: '0' }).message).toBe('context value apiRateLimit=\'0\' is invalid: expected a whole number of requests per second from 1 to 10000 (default 50)');
+    expect(labSettings({ lab: 'alpha', apiRateLimit: '1', apiBurstLimit: '1' })).toMatchObject({
+      apiRateLimit: 1,
+      apiBurstLimit: 1,
+    });
+    expect(labSettings({ lab: 'alpha', apiRateLimit: 10_000, apiBurstLimit: 5_000 })).toMatchObject({
+      apiRateLimit: 10_000,
+      apiBurstLimit: 5_000,
+    });
+    expect(errorOf({ lab: 'alpha', apiRateLimit: '0' }).message).toBe(
+      "context value apiRateLimit='0' is invalid: expected a whole number of requests per second from 1 to 10000 (default 50)",
+    );
   });
 
   it('accepts maxSeriesPerFile from 1 to ten times its default of 20,000', () => {
     expect(LAB_DEFAULTS.maxSeriesPerFile).toBe(20_000);
     expect(labSettings({ lab: 'alpha', maxSeriesPerFile: '1' }).maxSeriesPerFile).toBe(1);
     expect(labSettings({ lab: 'alpha', maxSeriesPerFile: 200_000 }).maxSeriesPerFile).toBe(200_000);
-    expect(errorOf({ lab: 'alpha', maxSeriesPerFile: '200001' }).message).toBe("context value maxSeriesPerFile='200001' is invalid: expected a whole number of series from 1 to 200000 (default 20000)");
+    expect(errorOf({ lab: 'alpha', maxSeriesPerFile: '200001' }).message).toBe(
+      "context value maxSeriesPerFile='200001' is invalid: expected a whole number of series from 1 to 200000 (default 20000)",
+    );
   });
 
   it('reads exactly the context keys of CONTEXT_KEYS, one for each setting', () => {

@@ -12,11 +12,13 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ROUTES } from '../../shared/api.ts';
 import { ALL_DELIVERIES_MS, ENV, INGEST_LIMITS, LAB_DEFAULTS, MB } from '../../shared/config.ts';
-import { createTableInput, INDEXES } from '../../shared/table.ts';
+import { createTableInput, INDEXES } from '../../shared/store/table.ts';
 import { DEAD_LETTER_METRICS } from '../../functions/dead-letter/handler.ts';
 import { SWEEPER_METRICS } from '../../functions/sweeper/handler.ts';
 import { API_DEFAULTS, labSettings } from '../../infra/settings.ts';
-import { API, API_ACCESS_LOG_FIELDS, DEAD_LETTER, DEAD_LETTER_VISIBILITY, INGEST, LAB_TAG, parseRouteKey, SWEEPER } from '../../infra/stack.ts';
+import { API_ACCESS_LOG_FIELDS, parseRouteKey } from '../../infra/constructs/api.ts';
+import { API, DEAD_LETTER, DEAD_LETTER_VISIBILITY, INGEST, SWEEPER } from '../../infra/limits.ts';
+import { LAB_TAG } from '../../infra/stack.ts';
 import {
   acknowledgements,
   asArray,
@@ -58,7 +60,9 @@ afterAll(() => synth?.dispose());
 
 const template = (lab: string) => synth.labs[lab].template;
 const logicalId = (lab: string, construct: { node: { defaultChild?: unknown } }) =>
-  synth.labs[lab].stack.getLogicalId(construct.node.defaultChild as Parameters<typeof synth.labs.alpha.stack.getLogicalId>[0]);
+  synth.labs[lab].stack.getLogicalId(
+    construct.node.defaultChild as Parameters<typeof synth.labs.alpha.stack.getLogicalId>[0],
+  );
 
 /** Logical ids of the main resources of a lab. */
 function ids(lab: string) {
@@ -108,15 +112,38 @@ function arns(lab: string) {
     queue: JSON.stringify(getAtt(i.queue, 'Arn')),
     dlq: JSON.stringify(getAtt(i.dlq, 'Arn')),
     /** A log group's two ARN spellings (with and without the trailing `:*`), as LogGroup.grant writes them. */
-    logs: (logGroup: string) => [JSON.stringify(getAtt(logGroup, 'Arn')), join('arn:', ref('AWS::Partition'), ':logs:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':log-group:', ref(logGroup))],
+    logs: (logGroup: string) => [
+      JSON.stringify(getAtt(logGroup, 'Arn')),
+      join(
+        'arn:',
+        ref('AWS::Partition'),
+        ':logs:',
+        ref('AWS::Region'),
+        ':',
+        ref('AWS::AccountId'),
+        ':log-group:',
+        ref(logGroup),
+      ),
+    ],
   };
 }
 
 /** The item actions of the functions that write the table (ingest, dead-letter, sweeper). */
-const WRITER_ITEM_ACTIONS = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
+const WRITER_ITEM_ACTIONS = [
+  'dynamodb:BatchWriteItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:Query',
+  'dynamodb:UpdateItem',
+];
 
 function logGrants(lab: string, logGroup: string): Record<string, string[]> {
-  return Object.fromEntries(arns(lab).logs(logGroup).map((key) => [key, LOG_ACTIONS]));
+  return Object.fromEntries(
+    arns(lab)
+      .logs(logGroup)
+      .map((key) => [key, LOG_ACTIONS]),
+  );
 }
 
 function props(lab: string, id: string): Record<string, any> {
@@ -130,7 +157,12 @@ describe('two labs in one app', () => {
     expect(Object.keys(synth.labs).sort()).toEqual(['alpha', 'beta']);
     expect(synth.labs.alpha.stack.stackName).toBe('Benchdrop-alpha');
     expect(synth.labs.beta.stack.stackName).toBe('Benchdrop-beta');
-    expect(synth.app.node.children.filter((child) => Stack.isStack(child)).map((child) => child.node.id).sort()).toEqual(['Benchdrop-alpha', 'Benchdrop-beta']);
+    expect(
+      synth.app.node.children
+        .filter((child) => Stack.isStack(child))
+        .map((child) => child.node.id)
+        .sort(),
+    ).toEqual(['Benchdrop-alpha', 'Benchdrop-beta']);
   });
 
   it('has the expected resources, and beta (retainData=false, alarmEmail) only its extras', () => {
@@ -175,13 +207,27 @@ describe('two labs in one app', () => {
   });
 
   it('uses no fixed physical names anywhere', () => {
-    const NAME_PROPERTIES = ['BucketName', 'TableName', 'QueueName', 'FunctionName', 'TopicName', 'RoleName', 'LogGroupName', 'AlarmName', 'PolicyName'];
+    const NAME_PROPERTIES = [
+      'BucketName',
+      'TableName',
+      'QueueName',
+      'FunctionName',
+      'TopicName',
+      'RoleName',
+      'LogGroupName',
+      'AlarmName',
+      'PolicyName',
+    ];
     for (const lab of ['alpha', 'beta']) {
       for (const [id, resource] of resources(template(lab))) {
         if (resource.Type.startsWith('Custom::')) continue; // their properties are inputs, e.g. the bucket to configure
         for (const name of NAME_PROPERTIES) {
           if (name === 'PolicyName' && resource.Type === 'AWS::IAM::Policy') continue; // inline policy name, local to its role
-          if (name === 'FunctionName' && /^AWS::Lambda::(EventSourceMapping|Permission|EventInvokeConfig)$/.test(resource.Type)) continue; // a reference, not a name
+          if (
+            name === 'FunctionName' &&
+            /^AWS::Lambda::(EventSourceMapping|Permission|EventInvokeConfig)$/.test(resource.Type)
+          )
+            continue; // a reference, not a name
           expect(resource.Properties?.[name], `${lab}: ${id}.${name}`).toBeUndefined();
         }
       }
@@ -205,7 +251,9 @@ describe('two labs in one app', () => {
     for (const lab of ['alpha', 'beta']) {
       // CDK's custom resource *providers* (beta's bucket emptier) are raw resources that
       // Tags.of cannot reach; CloudFormation still gives them the stack's tags.
-      const tagged = resources(template(lab)).filter(([id, resource]) => !UNTAGGABLE.has(resource.Type) && !id.includes('CustomResourceProvider'));
+      const tagged = resources(template(lab)).filter(
+        ([id, resource]) => !UNTAGGABLE.has(resource.Type) && !id.includes('CustomResourceProvider'),
+      );
       expect(tagged.length).toBeGreaterThanOrEqual(20);
       for (const [id, resource] of tagged) expect(labTag(resource), `${lab}: ${id} (${resource.Type})`).toBe(lab);
       // The stack itself carries the tag too (CloudFormation propagates stack tags).
@@ -218,14 +266,26 @@ describe('two labs in one app', () => {
   it('declares the outputs without export names', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
-      const outputs = (template(lab).toJSON() as { Outputs: Record<string, { Value: unknown; Export?: unknown }> }).Outputs;
-      expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'BucketName', 'DeadLetterQueueUrl', 'QueueUrl', 'TableName']);
+      const outputs = (template(lab).toJSON() as { Outputs: Record<string, { Value: unknown; Export?: unknown }> })
+        .Outputs;
+      expect(Object.keys(outputs).sort()).toEqual([
+        'ApiUrl',
+        'BucketName',
+        'DeadLetterQueueUrl',
+        'QueueUrl',
+        'TableName',
+      ]);
       expect(outputs.BucketName.Value).toEqual(ref(i.bucket));
       expect(outputs.TableName.Value).toEqual(ref(i.table));
       expect(outputs.QueueUrl.Value).toEqual(ref(i.queue));
       expect(outputs.DeadLetterQueueUrl.Value).toEqual(ref(i.dlq));
       // The $default stage's URL: https://API-ID.execute-api.REGION.amazonaws.com/
-      expect(outputs.ApiUrl.Value).toEqual({ 'Fn::Join': ['', ['https://', ref(i.api), '.execute-api.', ref('AWS::Region'), '.', ref('AWS::URLSuffix'), '/']] });
+      expect(outputs.ApiUrl.Value).toEqual({
+        'Fn::Join': [
+          '',
+          ['https://', ref(i.api), '.execute-api.', ref('AWS::Region'), '.', ref('AWS::URLSuffix'), '/'],
+        ],
+      });
       for (const output of Object.values(outputs)) expect(output.Export).toBeUndefined();
     }
   });
@@ -236,8 +296,15 @@ describe('drop bucket', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       const bucket = props(lab, i.bucket);
-      expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-      expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toMatch(/^(AES256|aws:kms)$/);
+      expect(bucket.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(
+        bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm,
+      ).toMatch(/^(AES256|aws:kms)$/);
       expect(bucket.VersioningConfiguration).toEqual({ Status: 'Enabled' });
       expect(bucket.LoggingConfiguration.DestinationBucketName).toEqual(ref(i.logsBucket));
       expect(bucket.LoggingConfiguration.DestinationBucketName).not.toEqual(ref(i.bucket));
@@ -245,18 +312,32 @@ describe('drop bucket', () => {
   });
 
   it('expires noncurrent versions after noncurrentVersionDays', () => {
-    const rule = (lab: string) => props(lab, ids(lab).bucket).LifecycleConfiguration.Rules.find((r: Record<string, unknown>) => r.NoncurrentVersionExpiration);
-    expect(rule('alpha')).toMatchObject({ Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: LAB_DEFAULTS.noncurrentVersionDays } });
+    const rule = (lab: string) =>
+      props(lab, ids(lab).bucket).LifecycleConfiguration.Rules.find(
+        (r: Record<string, unknown>) => r.NoncurrentVersionExpiration,
+      );
+    expect(rule('alpha')).toMatchObject({
+      Status: 'Enabled',
+      NoncurrentVersionExpiration: { NoncurrentDays: LAB_DEFAULTS.noncurrentVersionDays },
+    });
     expect(rule('beta')).toMatchObject({ Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: 30 } });
     // Current versions never expire: nothing a user uploaded is deleted by the stack.
     for (const lab of ['alpha', 'beta']) {
-      for (const r of props(lab, ids(lab).bucket).LifecycleConfiguration.Rules) expect(r.ExpirationInDays).toBeUndefined();
+      for (const r of props(lab, ids(lab).bucket).LifecycleConfiguration.Rules)
+        expect(r.ExpirationInDays).toBeUndefined();
     }
   });
 
   it('is retained with the stack when retainData (the default), deleted and emptied otherwise', () => {
-    template('alpha').hasResource('AWS::S3::Bucket', { Properties: Match.objectLike({ VersioningConfiguration: { Status: 'Enabled' } }), DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-    template('beta').hasResource('AWS::S3::Bucket', { Properties: Match.objectLike({ VersioningConfiguration: { Status: 'Enabled' } }), DeletionPolicy: 'Delete' });
+    template('alpha').hasResource('AWS::S3::Bucket', {
+      Properties: Match.objectLike({ VersioningConfiguration: { Status: 'Enabled' } }),
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    template('beta').hasResource('AWS::S3::Bucket', {
+      Properties: Match.objectLike({ VersioningConfiguration: { Status: 'Enabled' } }),
+      DeletionPolicy: 'Delete',
+    });
     template('beta').hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: ref(ids('beta').bucket) });
   });
 
@@ -264,7 +345,11 @@ describe('drop bucket', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       for (const bucketId of [i.bucket, i.logsBucket]) {
-        const [, policy] = only(template(lab), 'AWS::S3::BucketPolicy', (r) => JSON.stringify(r.Properties?.Bucket) === JSON.stringify(ref(bucketId)));
+        const [, policy] = only(
+          template(lab),
+          'AWS::S3::BucketPolicy',
+          (r) => JSON.stringify(r.Properties?.Bucket) === JSON.stringify(ref(bucketId)),
+        );
         expect(policy.Properties!.PolicyDocument.Statement).toContainEqual({
           Action: 's3:*',
           Condition: { Bool: { 'aws:SecureTransport': 'false' } },
@@ -279,9 +364,20 @@ describe('drop bucket', () => {
   it('has a logs bucket that is private, SSE-S3 encrypted and writable by S3 log delivery only from the drop bucket', () => {
     const i = ids('alpha');
     const logs = props('alpha', i.logsBucket);
-    expect(logs.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-    expect(logs.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
-    const [, policy] = only(template('alpha'), 'AWS::S3::BucketPolicy', (r) => JSON.stringify(r.Properties?.Bucket) === JSON.stringify(ref(i.logsBucket)));
+    expect(logs.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(logs.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe(
+      'AES256',
+    );
+    const [, policy] = only(
+      template('alpha'),
+      'AWS::S3::BucketPolicy',
+      (r) => JSON.stringify(r.Properties?.Bucket) === JSON.stringify(ref(i.logsBucket)),
+    );
     expect(policy.Properties!.PolicyDocument.Statement).toContainEqual(
       expect.objectContaining({
         Effect: 'Allow',
@@ -314,7 +410,11 @@ describe('queues', () => {
       const i = ids(lab);
       for (const queueId of [i.queue, i.dlq]) {
         expect(props(lab, queueId).SqsManagedSseEnabled ?? props(lab, queueId).KmsMasterKeyId).toBeTruthy();
-        const [, policy] = only(template(lab), 'AWS::SQS::QueuePolicy', (r) => JSON.stringify(r.Properties?.Queues) === JSON.stringify([ref(queueId)]));
+        const [, policy] = only(
+          template(lab),
+          'AWS::SQS::QueuePolicy',
+          (r) => JSON.stringify(r.Properties?.Queues) === JSON.stringify([ref(queueId)]),
+        );
         expect(policy.Properties!.PolicyDocument.Statement).toContainEqual({
           Action: 'sqs:*',
           Condition: { Bool: { 'aws:SecureTransport': 'false' } },
@@ -330,7 +430,11 @@ describe('queues', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       const allowsOf = (queueId: string) => {
-        const [, policy] = only(template(lab), 'AWS::SQS::QueuePolicy', (r) => JSON.stringify(r.Properties?.Queues) === JSON.stringify([ref(queueId)]));
+        const [, policy] = only(
+          template(lab),
+          'AWS::SQS::QueuePolicy',
+          (r) => JSON.stringify(r.Properties?.Queues) === JSON.stringify([ref(queueId)]),
+        );
         return policy.Properties!.PolicyDocument.Statement.filter((s: { Effect: string }) => s.Effect === 'Allow');
       };
       // A bucket ARN names no account: the account condition keeps a same-named bucket elsewhere out.
@@ -338,7 +442,10 @@ describe('queues', () => {
         expect.objectContaining({
           Principal: { Service: 's3.amazonaws.com' },
           Action: expect.arrayContaining(['sqs:SendMessage']),
-          Condition: { ArnLike: { 'aws:SourceArn': getAtt(i.bucket, 'Arn') }, StringEquals: { 'aws:SourceAccount': ref('AWS::AccountId') } },
+          Condition: {
+            ArnLike: { 'aws:SourceArn': getAtt(i.bucket, 'Arn') },
+            StringEquals: { 'aws:SourceAccount': ref('AWS::AccountId') },
+          },
           Resource: getAtt(i.queue, 'Arn'),
         }),
       ]);
@@ -360,7 +467,9 @@ describe('queues', () => {
       // The DLQ keeps messages as long as SQS allows, and its reader gets the same margin.
       expect(props(lab, i.dlq).MessageRetentionPeriod).toBe(14 * 24 * 3600);
       expect(props(lab, i.dlq).RedrivePolicy).toBeUndefined();
-      expect(props(lab, i.dlq).VisibilityTimeout).toBeGreaterThanOrEqual(6 * (props(lab, i.deadLetter).Timeout as number));
+      expect(props(lab, i.dlq).VisibilityTimeout).toBeGreaterThanOrEqual(
+        6 * (props(lab, i.deadLetter).Timeout as number),
+      );
     }
   });
 });
@@ -384,7 +493,10 @@ describe('ingest function', () => {
   });
 
   it('gets the table, bucket, size and series limits, its queue, lab and Powertools settings in its environment', () => {
-    for (const [lab, maxUploadMB, maxSeriesPerFile] of [['alpha', LAB_DEFAULTS.maxUploadMB, LAB_DEFAULTS.maxSeriesPerFile], ['beta', 200, 5000]] as const) {
+    for (const [lab, maxUploadMB, maxSeriesPerFile] of [
+      ['alpha', LAB_DEFAULTS.maxUploadMB, LAB_DEFAULTS.maxSeriesPerFile],
+      ['beta', 200, 5000],
+    ] as const) {
       const i = ids(lab);
       expect(props(lab, i.ingest).Environment.Variables).toEqual({
         [ENV.tableName]: ref(i.table),
@@ -423,7 +535,9 @@ describe('ingest function', () => {
       const a = arns(lab);
       const role = props(lab, i.role);
       expect(role.ManagedPolicyArns).toBeUndefined();
-      expect(role.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
+      expect(role.AssumeRolePolicyDocument.Statement).toEqual([
+        { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
+      ]);
       expect(grantsOf(lab, i.role)).toEqual({
         // Listing only turns a vanished key into NoSuchKey rather than AccessDenied.
         [a.bucket]: ['s3:ListBucket'],
@@ -436,7 +550,13 @@ describe('ingest function', () => {
       });
       // Found in review: granted, and sent by nothing in shared/ or functions/ (test/infra/least-privilege.test.ts).
       const all = Object.values(grantsOf(lab, i.role)).flat();
-      for (const unused of ['dynamodb:ConditionCheckItem', 'dynamodb:BatchGetItem', 's3:GetObjectTagging', 's3:GetObjectVersionTagging']) expect(all).not.toContain(unused);
+      for (const unused of [
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:BatchGetItem',
+        's3:GetObjectTagging',
+        's3:GetObjectVersionTagging',
+      ])
+        expect(all).not.toContain(unused);
     }
   });
 });
@@ -461,16 +581,24 @@ describe('HTTP API', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       const [integrationId, integration] = only(template(lab), 'AWS::ApiGatewayV2::Integration');
-      expect(integration.Properties).toEqual({ ApiId: ref(i.api), IntegrationType: 'AWS_PROXY', IntegrationUri: getAtt(i.apiFunction, 'Arn'), PayloadFormatVersion: '2.0' });
-      for (const [, route] of routes(lab)) expect(route.Properties!.Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
+      expect(integration.Properties).toEqual({
+        ApiId: ref(i.api),
+        IntegrationType: 'AWS_PROXY',
+        IntegrationUri: getAtt(i.apiFunction, 'Arn'),
+        PayloadFormatVersion: '2.0',
+      });
+      for (const [, route] of routes(lab))
+        expect(route.Properties!.Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
     }
   });
 
-  it('lets API Gateway invoke the function only through this API\'s routes', () => {
+  it("lets API Gateway invoke the function only through this API's routes", () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       // The one other permission is the sweeper's schedule (see 'sweeper function').
-      const permissions = resources(template(lab), 'AWS::Lambda::Permission').filter(([, p]) => p.Properties!.Principal !== 'events.amazonaws.com');
+      const permissions = resources(template(lab), 'AWS::Lambda::Permission').filter(
+        ([, p]) => p.Properties!.Principal !== 'events.amazonaws.com',
+      );
       expect(permissions).toHaveLength(Object.keys(ROUTES).length);
       const paths = new Set(Object.values(ROUTES).map((key) => parseRouteKey(key).path));
       for (const [id, permission] of permissions) {
@@ -479,7 +607,16 @@ describe('HTTP API', () => {
         expect(p.Principal).toBe('apigateway.amazonaws.com');
         expect(p.FunctionName).toEqual(getAtt(i.apiFunction, 'Arn'));
         const parts = p.SourceArn['Fn::Join'][1];
-        expect(parts.slice(0, 8)).toEqual(['arn:', ref('AWS::Partition'), ':execute-api:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':', ref(i.api)]);
+        expect(parts.slice(0, 8)).toEqual([
+          'arn:',
+          ref('AWS::Partition'),
+          ':execute-api:',
+          ref('AWS::Region'),
+          ':',
+          ref('AWS::AccountId'),
+          ':',
+          ref(i.api),
+        ]);
         expect(parts).toHaveLength(9);
         const [, stageAndMethod, path] = /^\/(\*\/\*)(\/.*)$/.exec(parts[8]) ?? [];
         expect(stageAndMethod, parts[8]).toBe('*/*');
@@ -500,12 +637,18 @@ describe('HTTP API', () => {
   });
 
   it('deploys the $default stage automatically, throttled by apiRateLimit and apiBurstLimit', () => {
-    for (const [lab, rate, burst] of [['alpha', API_DEFAULTS.apiRateLimit, API_DEFAULTS.apiBurstLimit], ['beta', 20, 40]] as const) {
+    for (const [lab, rate, burst] of [
+      ['alpha', API_DEFAULTS.apiRateLimit, API_DEFAULTS.apiBurstLimit],
+      ['beta', 20, 40],
+    ] as const) {
       const [, stage] = only(template(lab), 'AWS::ApiGatewayV2::Stage');
       expect(stage.Properties!.ApiId).toEqual(ref(ids(lab).api));
       expect(stage.Properties!.StageName).toBe('$default');
       expect(stage.Properties!.AutoDeploy).toBe(true);
-      expect(stage.Properties!.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst });
+      expect(stage.Properties!.DefaultRouteSettings).toEqual({
+        ThrottlingRateLimit: rate,
+        ThrottlingBurstLimit: burst,
+      });
       expect(stage.Properties!.RouteSettings).toBeUndefined(); // no route escapes the stage limits
     }
     expect(API_DEFAULTS).toEqual({ apiRateLimit: 50, apiBurstLimit: 100 });
@@ -522,7 +665,9 @@ describe('HTTP API', () => {
       // and escaped string for messageString. The line must be one JSON object.
       const format: string = AccessLogSettings.Format;
       expect(format).not.toContain('\n');
-      const line = format.replace('$context.error.messageString', JSON.stringify('User: "x" is not authorized')).replace(/\$context\.[A-Za-z.]+/g, 'v');
+      const line = format
+        .replace('$context.error.messageString', JSON.stringify('User: "x" is not authorized'))
+        .replace(/\$context\.[A-Za-z.]+/g, 'v');
       const entry = JSON.parse(line) as Record<string, string>;
       expect(Object.keys(entry)).toEqual([...Object.keys(API_ACCESS_LOG_FIELDS), 'error']);
       expect(entry.error).toBe('User: "x" is not authorized');
@@ -535,17 +680,25 @@ describe('HTTP API', () => {
         latency: '$context.responseLatency',
         integrationError: '$context.integrationErrorMessage',
       });
-      for (const [name, variable] of Object.entries(API_ACCESS_LOG_FIELDS)) expect(format).toContain(`"${name}":"${variable}"`);
+      for (const [name, variable] of Object.entries(API_ACCESS_LOG_FIELDS))
+        expect(format).toContain(`"${name}":"${variable}"`);
     }
     // The access log group is retained with the data, like the function logs.
-    template('alpha').hasResource('AWS::Logs::LogGroup', { Properties: { RetentionInDays: 365, Tags: Match.anyValue() }, DeletionPolicy: 'Retain' });
-    template('beta').hasResource('AWS::Logs::LogGroup', { Properties: { RetentionInDays: 365, Tags: Match.anyValue() }, DeletionPolicy: 'Delete' });
+    template('alpha').hasResource('AWS::Logs::LogGroup', {
+      Properties: { RetentionInDays: 365, Tags: Match.anyValue() },
+      DeletionPolicy: 'Retain',
+    });
+    template('beta').hasResource('AWS::Logs::LogGroup', {
+      Properties: { RetentionInDays: 365, Tags: Match.anyValue() },
+      DeletionPolicy: 'Delete',
+    });
   });
 
   it('reads route keys as one method and a path', () => {
     expect(parseRouteKey('GET /runs/{id}')).toEqual({ method: 'GET', path: '/runs/{id}' });
     expect(parseRouteKey('POST /uploads')).toEqual({ method: 'POST', path: '/uploads' });
-    for (const bad of ['$default', 'GET', 'GET runs', 'FETCH /runs', 'ANY /runs', 'GET /runs extra']) expect(() => parseRouteKey(bad), bad).toThrow(/not a route key/);
+    for (const bad of ['$default', 'GET', 'GET runs', 'FETCH /runs', 'ANY /runs', 'GET /runs extra'])
+      expect(() => parseRouteKey(bad), bad).toThrow(/not a route key/);
   });
 });
 
@@ -567,7 +720,10 @@ describe('API function', () => {
   });
 
   it('gets the table, bucket, size limit, lab and its Powertools service name in its environment', () => {
-    for (const [lab, maxUploadMB] of [['alpha', LAB_DEFAULTS.maxUploadMB], ['beta', 200]] as const) {
+    for (const [lab, maxUploadMB] of [
+      ['alpha', LAB_DEFAULTS.maxUploadMB],
+      ['beta', 200],
+    ] as const) {
       const i = ids(lab);
       expect(props(lab, i.apiFunction).Environment.Variables).toEqual({
         [ENV.tableName]: ref(i.table),
@@ -581,24 +737,43 @@ describe('API function', () => {
     }
   });
 
-  it('has least privilege: table and index reads (no Scan, no writes), PutObject on the bucket\'s objects, its own log group', () => {
+  it("has least privilege: table and index reads (no Scan, no writes), PutObject on the bucket's objects, its own log group", () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       const role = props(lab, i.apiRole);
       expect(role.ManagedPolicyArns).toBeUndefined();
-      expect(role.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
-      const policies = resources(template(lab), 'AWS::IAM::Policy').filter(([, p]) => asArray(p.Properties!.Roles).some((r) => JSON.stringify(r) === JSON.stringify(ref(i.apiRole))));
+      expect(role.AssumeRolePolicyDocument.Statement).toEqual([
+        { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
+      ]);
+      const policies = resources(template(lab), 'AWS::IAM::Policy').filter(([, p]) =>
+        asArray(p.Properties!.Roles).some((r) => JSON.stringify(r) === JSON.stringify(ref(i.apiRole))),
+      );
       expect(policies).toHaveLength(1);
       expect(policies[0][1].Properties!.Roles).toEqual([ref(i.apiRole)]);
-      const statements: { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown }[] = policies[0][1].Properties!.PolicyDocument.Statement;
+      const statements: { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown }[] =
+        policies[0][1].Properties!.PolicyDocument.Statement;
 
       const join = (...parts: unknown[]) => JSON.stringify({ 'Fn::Join': ['', parts] });
       const allowed = new Map<string, RegExp>([
         [JSON.stringify(getAtt(i.table, 'Arn')), /^dynamodb:(BatchGetItem|GetItem|Query)$/],
-        ...Object.values(INDEXES).map((index) => [join(getAtt(i.table, 'Arn'), `/index/${index.name}`), /^dynamodb:Query$/] as [string, RegExp]),
+        ...Object.values(INDEXES).map(
+          (index) => [join(getAtt(i.table, 'Arn'), `/index/${index.name}`), /^dynamodb:Query$/] as [string, RegExp],
+        ),
         [join(getAtt(i.bucket, 'Arn'), '/*'), /^s3:PutObject$/],
         [JSON.stringify(getAtt(i.apiLogs, 'Arn')), /^logs:(CreateLogStream|PutLogEvents)$/],
-        [join('arn:', ref('AWS::Partition'), ':logs:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':log-group:', ref(i.apiLogs)), /^logs:(CreateLogStream|PutLogEvents)$/],
+        [
+          join(
+            'arn:',
+            ref('AWS::Partition'),
+            ':logs:',
+            ref('AWS::Region'),
+            ':',
+            ref('AWS::AccountId'),
+            ':log-group:',
+            ref(i.apiLogs),
+          ),
+          /^logs:(CreateLogStream|PutLogEvents)$/,
+        ],
       ]);
       const granted = new Map<string, Set<string>>();
       const actions: string[] = [];
@@ -619,12 +794,18 @@ describe('API function', () => {
         }
       }
       // Spelled out, whatever the patterns above allow: reads only.
-      const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem|TransactWriteItems|PartiQL\w+|Scan|\w*Table\w*)$/;
+      const WRITES =
+        /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem|TransactWriteItems|PartiQL\w+|Scan|\w*Table\w*)$/;
       expect(actions.filter((action) => WRITES.test(action))).toEqual([]);
       expect(actions.filter((action) => action.startsWith('s3:'))).toEqual(['s3:PutObject']);
       // What the handler needs is there.
-      expect([...granted.get(JSON.stringify(getAtt(i.table, 'Arn')))!].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
-      for (const index of Object.values(INDEXES)) expect([...granted.get(join(getAtt(i.table, 'Arn'), `/index/${index.name}`))!]).toEqual(['dynamodb:Query']);
+      expect([...granted.get(JSON.stringify(getAtt(i.table, 'Arn')))!].sort()).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+      ]);
+      for (const index of Object.values(INDEXES))
+        expect([...granted.get(join(getAtt(i.table, 'Arn'), `/index/${index.name}`))!]).toEqual(['dynamodb:Query']);
       expect([...granted.get(join(getAtt(i.bucket, 'Arn'), '/*'))!]).toEqual(['s3:PutObject']);
     }
   });
@@ -644,7 +825,9 @@ describe('every function of the lab', () => {
         expect(fn.Handler, name).toBe('index.handler');
         // Tracing as the existing functions have it: off everywhere, so no function pays for X-Ray alone.
         expect(fn.TracingConfig, name).toBeUndefined();
-        expect(props(lab, fn.LoggingConfig.LogGroup.Ref).RetentionInDays, name).toBe(props(lab, i.logGroup).RetentionInDays);
+        expect(props(lab, fn.LoggingConfig.LogGroup.Ref).RetentionInDays, name).toBe(
+          props(lab, i.logGroup).RetentionInDays,
+        );
         roles.add(JSON.stringify(fn.Role));
         logGroups.add(JSON.stringify(fn.LoggingConfig.LogGroup));
       }
@@ -663,7 +846,11 @@ describe('dead-letter function', () => {
       expect(fn.Timeout).toBe(INGEST_LIMITS.timeoutSeconds);
       expect(fn.MemorySize).toBe(DEAD_LETTER.memoryMB);
       expect(fn.LoggingConfig.LogGroup).toEqual(ref(i.deadLetterLogs));
-      const [, mapping] = only(template(lab), 'AWS::Lambda::EventSourceMapping', (r) => JSON.stringify(r.Properties?.FunctionName) === JSON.stringify(ref(i.deadLetter)));
+      const [, mapping] = only(
+        template(lab),
+        'AWS::Lambda::EventSourceMapping',
+        (r) => JSON.stringify(r.Properties?.FunctionName) === JSON.stringify(ref(i.deadLetter)),
+      );
       expect(mapping.Properties).toMatchObject({
         EventSourceArn: getAtt(i.dlq, 'Arn'),
         BatchSize: DEAD_LETTER.batchSize,
@@ -710,9 +897,20 @@ describe('sweeper function', () => {
       const rule = props(lab, i.schedule);
       expect(rule.ScheduleExpression).toBe('rate(5 minutes)');
       expect(rule.State).toBe('ENABLED');
-      expect(rule.Targets).toEqual([{ Arn: getAtt(i.sweeper, 'Arn'), Id: 'Target0', RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 0 } }]);
+      expect(rule.Targets).toEqual([
+        {
+          Arn: getAtt(i.sweeper, 'Arn'),
+          Id: 'Target0',
+          RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 0 },
+        },
+      ]);
       const [, config] = only(template(lab), 'AWS::Lambda::EventInvokeConfig');
-      expect(config.Properties).toEqual({ FunctionName: ref(i.sweeper), Qualifier: '$LATEST', MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
+      expect(config.Properties).toEqual({
+        FunctionName: ref(i.sweeper),
+        Qualifier: '$LATEST',
+        MaximumRetryAttempts: 0,
+        MaximumEventAgeInSeconds: 60,
+      });
       // Late at EventBridge, late in Lambda's queue, then its whole timeout: still before the next run.
       const fn = props(lab, i.sweeper);
       expect(fn.Timeout).toBe(SWEEPER.timeout.toSeconds());
@@ -725,8 +923,17 @@ describe('sweeper function', () => {
   it('may be invoked by EventBridge for its own rule only', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
-      const [, permission] = only(template(lab), 'AWS::Lambda::Permission', (r) => r.Properties?.Principal === 'events.amazonaws.com');
-      expect(permission.Properties).toEqual({ Action: 'lambda:InvokeFunction', FunctionName: getAtt(i.sweeper, 'Arn'), Principal: 'events.amazonaws.com', SourceArn: getAtt(i.schedule, 'Arn') });
+      const [, permission] = only(
+        template(lab),
+        'AWS::Lambda::Permission',
+        (r) => r.Properties?.Principal === 'events.amazonaws.com',
+      );
+      expect(permission.Properties).toEqual({
+        Action: 'lambda:InvokeFunction',
+        FunctionName: getAtt(i.sweeper, 'Arn'),
+        Principal: 'events.amazonaws.com',
+        SourceArn: getAtt(i.schedule, 'Arn'),
+      });
     }
   });
 
@@ -759,9 +966,12 @@ describe('sweeper function', () => {
 });
 
 describe('table', () => {
-  it('has exactly the keys and indexes of shared/table.ts, all strings, projection ALL', () => {
+  it('has exactly the keys and indexes of shared/store/table.ts, all strings, projection ALL', () => {
     const expected = createTableInput('unused');
-    const byName = <T extends { AttributeName?: string; IndexName?: string }>(list: T[]) => [...list].sort((a, b) => String(a.AttributeName ?? a.IndexName).localeCompare(String(b.AttributeName ?? b.IndexName)));
+    const byName = <T extends { AttributeName?: string; IndexName?: string }>(list: T[]) =>
+      [...list].sort((a, b) =>
+        String(a.AttributeName ?? a.IndexName).localeCompare(String(b.AttributeName ?? b.IndexName)),
+      );
     for (const lab of ['alpha', 'beta']) {
       const table = props(lab, ids(lab).table);
       expect(table.KeySchema).toEqual(expected.KeySchema);
@@ -785,50 +995,88 @@ describe('table', () => {
   });
 
   it('follows retainData and deletionProtection', () => {
-    template('alpha').hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: Match.objectLike({ DeletionProtectionEnabled: true }) });
-    template('beta').hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete', Properties: Match.objectLike({ DeletionProtectionEnabled: false }) });
+    template('alpha').hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
+    template('beta').hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+    });
   });
 });
 
 describe('alarms', () => {
   const alarm = (lab: string, metricName: string, pick: (alarm: CfnResource) => boolean = () => true) =>
-    only(template(lab), 'AWS::CloudWatch::Alarm', (r) => r.Properties?.MetricName === metricName && pick(r))[1].Properties!;
-  const ofFunction = (id: string) => (r: CfnResource) => JSON.stringify(r.Properties?.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: ref(id) }]);
-  const ofQueue = (id: string) => (r: CfnResource) => JSON.stringify(r.Properties?.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: getAtt(id, 'QueueName') }]);
+    only(template(lab), 'AWS::CloudWatch::Alarm', (r) => r.Properties?.MetricName === metricName && pick(r))[1]
+      .Properties!;
+  const ofFunction = (id: string) => (r: CfnResource) =>
+    JSON.stringify(r.Properties?.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: ref(id) }]);
+  const ofQueue = (id: string) => (r: CfnResource) =>
+    JSON.stringify(r.Properties?.Dimensions) ===
+    JSON.stringify([{ Name: 'QueueName', Value: getAtt(id, 'QueueName') }]);
   /** Dimensions of a metric sent by one of the lab's functions: Powertools' service, and the lab. */
   const ofLabFunction = (service: string, lab: string) => [
     { Name: 'lab', Value: lab },
     { Name: 'service', Value: service },
   ];
-  const overOnePeriod = { Period: 300, EvaluationPeriods: 1, DatapointsToAlarm: 1, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' };
+  const overOnePeriod = {
+    Period: 300,
+    EvaluationPeriods: 1,
+    DatapointsToAlarm: 1,
+    ComparisonOperator: 'GreaterThanThreshold',
+    TreatMissingData: 'notBreaching',
+  };
 
   it('fire on any dead letter, counted by the dead-letter function that consumes it, for this lab only', () => {
     for (const lab of ['alpha', 'beta']) {
       const found = alarm(lab, DEAD_LETTER_METRICS.deadLetters);
       expect(found).toMatchObject({ Namespace: 'Benchdrop', Statistic: 'Sum', Threshold: 0, ...overOnePeriod });
-      expect([...found.Dimensions].sort((x: { Name: string }, y: { Name: string }) => x.Name.localeCompare(y.Name))).toEqual(ofLabFunction(DEAD_LETTER_METRICS.service, lab));
+      expect(
+        [...found.Dimensions].sort((x: { Name: string }, y: { Name: string }) => x.Name.localeCompare(y.Name)),
+      ).toEqual(ofLabFunction(DEAD_LETTER_METRICS.service, lab));
       expect(found.AlarmDescription).toContain('UploadsDeadLettered');
     }
   });
 
-  it('fire while a dead letter keeps failing: any failed attempt within a window longer than the queue\'s visibility timeout', () => {
+  it("fire while a dead letter keeps failing: any failed attempt within a window longer than the queue's visibility timeout", () => {
     for (const lab of ['alpha', 'beta']) {
       const found = alarm(lab, DEAD_LETTER_METRICS.unsettled);
-      expect(found).toMatchObject({ Namespace: 'Benchdrop', Statistic: 'Sum', Threshold: 0, Period: 300, DatapointsToAlarm: 1, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });
-      expect([...found.Dimensions].sort((x: { Name: string }, y: { Name: string }) => x.Name.localeCompare(y.Name))).toEqual(ofLabFunction(DEAD_LETTER_METRICS.service, lab));
+      expect(found).toMatchObject({
+        Namespace: 'Benchdrop',
+        Statistic: 'Sum',
+        Threshold: 0,
+        Period: 300,
+        DatapointsToAlarm: 1,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      expect(
+        [...found.Dimensions].sort((x: { Name: string }, y: { Name: string }) => x.Name.localeCompare(y.Name)),
+      ).toEqual(ofLabFunction(DEAD_LETTER_METRICS.service, lab));
       // The next attempt comes a visibility timeout after the last: always inside the window, so no OK in between.
       expect(found.EvaluationPeriods * found.Period).toBeGreaterThan(props(lab, ids(lab).dlq).VisibilityTimeout);
       expect(found.EvaluationPeriods).toBe(7);
     }
   });
 
-  it('fire on a dead letter older than the dead-letter queue\'s visibility timeout: one nothing reads', () => {
+  it("fire on a dead letter older than the dead-letter queue's visibility timeout: one nothing reads", () => {
     for (const lab of ['alpha', 'beta']) {
       const found = alarm(lab, 'ApproximateAgeOfOldestMessage', ofQueue(ids(lab).dlq));
-      expect(found).toMatchObject({ Namespace: 'AWS/SQS', Statistic: 'Maximum', Threshold: props(lab, ids(lab).dlq).VisibilityTimeout, ...overOnePeriod });
+      expect(found).toMatchObject({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Threshold: props(lab, ids(lab).dlq).VisibilityTimeout,
+        ...overOnePeriod,
+      });
       expect(found.Threshold).toBe(1800);
       // Its old meaning (any message waiting) no longer holds: the function consumes them.
-      expect(resources(template(lab), 'AWS::CloudWatch::Alarm').filter(([, r]) => r.Properties?.MetricName === 'ApproximateNumberOfMessagesVisible')).toEqual([]);
+      expect(
+        resources(template(lab), 'AWS::CloudWatch::Alarm').filter(
+          ([, r]) => r.Properties?.MetricName === 'ApproximateNumberOfMessagesVisible',
+        ),
+      ).toEqual([]);
     }
   });
 
@@ -836,7 +1084,12 @@ describe('alarms', () => {
     expect(ALL_DELIVERIES_MS).toBe(INGEST_LIMITS.timeoutSeconds * INGEST_LIMITS.maxReceiveCount * 1000);
     for (const lab of ['alpha', 'beta']) {
       const found = alarm(lab, 'ApproximateAgeOfOldestMessage', ofQueue(ids(lab).queue));
-      expect(found).toMatchObject({ Namespace: 'AWS/SQS', Statistic: 'Maximum', Threshold: ALL_DELIVERIES_MS / 1000, ...overOnePeriod });
+      expect(found).toMatchObject({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Threshold: ALL_DELIVERIES_MS / 1000,
+        ...overOnePeriod,
+      });
       expect(found.Threshold).toBe(900);
       expect(found.AlarmDescription).toContain('15 minutes');
     }
@@ -846,7 +1099,9 @@ describe('alarms', () => {
     for (const lab of ['alpha', 'beta']) {
       const found = alarm(lab, SWEEPER_METRICS.overdue);
       expect(found).toMatchObject({ Namespace: 'Benchdrop', Statistic: 'Sum', Threshold: 0, ...overOnePeriod });
-      expect([...found.Dimensions].sort((x: { Name: string }, y: { Name: string }) => x.Name.localeCompare(y.Name))).toEqual(ofLabFunction(SWEEPER_METRICS.service, lab));
+      expect(
+        [...found.Dimensions].sort((x: { Name: string }, y: { Name: string }) => x.Name.localeCompare(y.Name)),
+      ).toEqual(ofLabFunction(SWEEPER_METRICS.service, lab));
       expect(found.AlarmDescription).toContain('processing records past their time');
     }
   });
@@ -854,7 +1109,12 @@ describe('alarms', () => {
   it('fire on any error of the dead-letter function or the sweeper', () => {
     for (const lab of ['alpha', 'beta']) {
       for (const fn of [ids(lab).deadLetter, ids(lab).sweeper]) {
-        expect(alarm(lab, 'Errors', ofFunction(fn))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0, ...overOnePeriod });
+        expect(alarm(lab, 'Errors', ofFunction(fn))).toMatchObject({
+          Namespace: 'AWS/Lambda',
+          Statistic: 'Sum',
+          Threshold: 0,
+          ...overOnePeriod,
+        });
       }
     }
   });
@@ -874,7 +1134,7 @@ describe('alarms', () => {
     }
   });
 
-  it('notify the lab\'s SSL-only topic, which CloudWatch may publish to for these alarms only', () => {
+  it("notify the lab's SSL-only topic, which CloudWatch may publish to for these alarms only", () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       const alarms = resources(template(lab), 'AWS::CloudWatch::Alarm');
@@ -885,15 +1145,27 @@ describe('alarms', () => {
       const [, policy] = only(template(lab), 'AWS::SNS::TopicPolicy');
       expect(policy.Properties!.Topics).toEqual([ref(i.topic)]);
       const statements = policy.Properties!.PolicyDocument.Statement;
-      expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+      expect(statements).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 'sns:Publish',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      );
       const allow = statements.find((s: { Effect: string }) => s.Effect === 'Allow');
-      expect(allow).toMatchObject({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish', Resource: ref(i.topic) });
-      expect(allow.Condition.ArnEquals['aws:SourceArn']).toEqual(expect.arrayContaining(alarms.map(([id]) => getAtt(id, 'Arn'))));
+      expect(allow).toMatchObject({
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: ref(i.topic),
+      });
+      expect(allow.Condition.ArnEquals['aws:SourceArn']).toEqual(
+        expect.arrayContaining(alarms.map(([id]) => getAtt(id, 'Arn'))),
+      );
       expect(allow.Condition.ArnEquals['aws:SourceArn']).toHaveLength(alarms.length);
     }
   });
 
-  it('notify through a topic encrypted under the lab\'s own rotating key, which CloudWatch may use for this account\'s alarms only', () => {
+  it("notify through a topic encrypted under the lab's own rotating key, which CloudWatch may use for this account's alarms only", () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       expect(props(lab, i.topic).KmsMasterKeyId).toEqual(getAtt(i.key, 'Arn'));
@@ -901,16 +1173,21 @@ describe('alarms', () => {
       expect(key.EnableKeyRotation).toBe(true);
       expect(key.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
       expect(key.PendingWindowInDays).toBe(7);
-      const statements: { Sid?: string; Principal: unknown; Action: string | string[]; Condition?: unknown }[] = key.KeyPolicy.Statement;
+      const statements: { Sid?: string; Principal: unknown; Action: string | string[]; Condition?: unknown }[] =
+        key.KeyPolicy.Statement;
       expect(statements).toHaveLength(2);
       // KMS's default statement: the account administers the key through its IAM policies (no IAM policy of the lab names it).
       expect(statements).toContainEqual({
         Effect: 'Allow',
-        Principal: { AWS: { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':iam::', ref('AWS::AccountId'), ':root']] } },
+        Principal: {
+          AWS: { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':iam::', ref('AWS::AccountId'), ':root']] },
+        },
         Action: 'kms:*',
         Resource: '*',
       });
-      const cloudwatch = statements.find((s) => JSON.stringify(s.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' }));
+      const cloudwatch = statements.find(
+        (s) => JSON.stringify(s.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' }),
+      );
       expect(cloudwatch).toEqual({
         Sid: 'AllowAccountAlarms',
         Effect: 'Allow',
@@ -919,7 +1196,22 @@ describe('alarms', () => {
         Resource: '*',
         Condition: {
           StringEquals: { 'aws:SourceAccount': ref('AWS::AccountId') },
-          ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':cloudwatch:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':alarm:*']] } },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  ref('AWS::Partition'),
+                  ':cloudwatch:',
+                  ref('AWS::Region'),
+                  ':',
+                  ref('AWS::AccountId'),
+                  ':alarm:*',
+                ],
+              ],
+            },
+          },
         },
       });
     }
@@ -947,7 +1239,11 @@ describe('alarms', () => {
   });
 
   it('e-mail alarmEmail when it is set', () => {
-    template('beta').hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.org', TopicArn: ref(ids('beta').topic) });
+    template('beta').hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.org',
+      TopicArn: ref(ids('beta').topic),
+    });
   });
 });
 
@@ -970,7 +1266,11 @@ describe('security: every policy statement of the template', () => {
     statement: Statement;
   }
 
-  const RESOURCE_POLICY_TARGET: Record<string, string> = { 'AWS::S3::BucketPolicy': 'Bucket', 'AWS::SQS::QueuePolicy': 'Queues', 'AWS::SNS::TopicPolicy': 'Topics' };
+  const RESOURCE_POLICY_TARGET: Record<string, string> = {
+    'AWS::S3::BucketPolicy': 'Bucket',
+    'AWS::SQS::QueuePolicy': 'Queues',
+    'AWS::SNS::TopicPolicy': 'Topics',
+  };
 
   /** Every statement of every policy in a lab's template: identity policies (inline ones too) and resource policies. */
   function statementsOf(lab: string): Located[] {
@@ -980,14 +1280,19 @@ describe('security: every policy statement of the template', () => {
       if (resource.Type === 'AWS::IAM::Policy' || resource.Type === 'AWS::IAM::ManagedPolicy') {
         for (const statement of p.PolicyDocument.Statement) out.push({ where: id, kind: 'identity', statement });
       } else if (resource.Type === 'AWS::IAM::Role') {
-        for (const policy of p.Policies ?? []) for (const statement of policy.PolicyDocument.Statement) out.push({ where: `${id}/${policy.PolicyName}`, kind: 'identity', statement });
+        for (const policy of p.Policies ?? [])
+          for (const statement of policy.PolicyDocument.Statement)
+            out.push({ where: `${id}/${policy.PolicyName}`, kind: 'identity', statement });
       } else if (RESOURCE_POLICY_TARGET[resource.Type]) {
-        for (const statement of p.PolicyDocument.Statement) out.push({ where: id, kind: 'resource', target: p[RESOURCE_POLICY_TARGET[resource.Type]!], statement });
+        for (const statement of p.PolicyDocument.Statement)
+          out.push({ where: id, kind: 'resource', target: p[RESOURCE_POLICY_TARGET[resource.Type]!], statement });
       } else if (resource.Type === 'AWS::KMS::Key') {
         for (const statement of p.KeyPolicy.Statement) out.push({ where: id, kind: 'key', target: ref(id), statement });
       } else {
         // A policy of a kind this test does not read would go unreviewed.
-        expect(JSON.stringify(p), `${lab}: ${id} (${resource.Type}) holds a policy document`).not.toContain('"Statement"');
+        expect(JSON.stringify(p), `${lab}: ${id} (${resource.Type}) holds a policy document`).not.toContain(
+          '"Statement"',
+        );
       }
     }
     return out;
@@ -1002,7 +1307,8 @@ describe('security: every policy statement of the template', () => {
       for (const [key, inner] of Object.entries(v)) {
         if (key === 'Ref' && typeof inner === 'string') ids.push(inner);
         else if (key === 'Fn::GetAtt') ids.push((inner as string[])[0]!);
-        else if (key === 'Fn::Sub' && typeof inner === 'string') ids.push(...[...inner.matchAll(/\$\{([^}.]+)/g)].map((m) => m[1]!));
+        else if (key === 'Fn::Sub' && typeof inner === 'string')
+          ids.push(...[...inner.matchAll(/\$\{([^}.]+)/g)].map((m) => m[1]!));
         else walk(inner);
       }
     };
@@ -1011,7 +1317,8 @@ describe('security: every policy statement of the template', () => {
   }
 
   /** CDK's own deploy-time handlers (bucket notifications; emptying buckets when retainData=false). */
-  const CDK_PROVIDER_ROLE = /^(BucketNotificationsHandler[0-9a-f]{32}Role|CustomS3AutoDeleteObjectsCustomResourceProviderRole)[0-9A-F]{8}$/;
+  const CDK_PROVIDER_ROLE =
+    /^(BucketNotificationsHandler[0-9a-f]{32}Role|CustomS3AutoDeleteObjectsCustomResourceProviderRole)[0-9A-F]{8}$/;
   /**
    * The only wildcard actions allowed, each named with its reason: CDK's auto-delete
    * provider (retainData=false only) lists and deletes every object version of the
@@ -1020,7 +1327,9 @@ describe('security: every policy statement of the template', () => {
    */
   const AUTO_DELETE_ACTIONS = ['s3:DeleteObject*', 's3:GetBucket*', 's3:List*', 's3:PutBucketPolicy'];
   /** This account's root: KMS's default key policy statement names it (the account's IAM policies decide). */
-  const ACCOUNT_ROOT = { AWS: { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':iam::', ref('AWS::AccountId'), ':root']] } };
+  const ACCOUNT_ROOT = {
+    AWS: { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':iam::', ref('AWS::AccountId'), ':root']] },
+  };
   /**
    * The only key policy statements allowed, each named with its reason: KMS's default
    * (the account administers the key; `kms:*`, or the key could not be managed at all),
@@ -1032,7 +1341,13 @@ describe('security: every policy statement of the template', () => {
     { principal: { Service: 'cloudwatch.amazonaws.com' }, actions: ['kms:Decrypt', 'kms:GenerateDataKey*'] },
   ];
   /** What a lab's policies may grant on: its own data, queues, logs and alarm topic. */
-  const GRANTABLE = new Set(['AWS::S3::Bucket', 'AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup', 'AWS::SNS::Topic']);
+  const GRANTABLE = new Set([
+    'AWS::S3::Bucket',
+    'AWS::DynamoDB::Table',
+    'AWS::SQS::Queue',
+    'AWS::Logs::LogGroup',
+    'AWS::SNS::Topic',
+  ]);
   /** AWS services a resource policy lets in, each only for this lab's own source (aws:SourceArn) in this account (aws:SourceAccount). */
   const SERVICES: Record<string, string[]> = {
     's3.amazonaws.com': ['AWS::SQS::QueuePolicy'],
@@ -1040,7 +1355,7 @@ describe('security: every policy statement of the template', () => {
     'cloudwatch.amazonaws.com': ['AWS::SNS::TopicPolicy', 'AWS::KMS::Key'],
   };
 
-  it('grants no wildcard action and no resource outside the lab: each Allow names actions on this template\'s bucket, table, indexes, queues, log groups or topic', () => {
+  it("grants no wildcard action and no resource outside the lab: each Allow names actions on this template's bucket, table, indexes, queues, log groups or topic", () => {
     const counts: Record<string, number> = {};
     for (const lab of ['alpha', 'beta']) {
       const all = resources(template(lab));
@@ -1048,7 +1363,8 @@ describe('security: every policy statement of the template', () => {
       let statements = 0;
       for (const { where, kind, statement } of statementsOf(lab)) {
         const label = `${lab}: ${where} ${statement.Sid ?? ''} ${JSON.stringify(statement.Action)}`;
-        for (const loose of ['NotAction', 'NotResource', 'NotPrincipal']) expect(statement[loose], `${label} ${loose}`).toBeUndefined();
+        for (const loose of ['NotAction', 'NotResource', 'NotPrincipal'])
+          expect(statement[loose], `${label} ${loose}`).toBeUndefined();
         if (statement.Effect !== 'Allow') continue;
         statements++;
         const actions = asArray(statement.Action);
@@ -1089,33 +1405,45 @@ describe('security: every policy statement of the template', () => {
     expect(counts.beta).toBeGreaterThan(counts.alpha!);
   });
 
-  it('attaches identity policies only to this lab\'s roles, which Lambda alone assumes; managed policies only on CDK\'s deploy-time handlers', () => {
+  it("attaches identity policies only to this lab's roles, which Lambda alone assumes; managed policies only on CDK's deploy-time handlers", () => {
     for (const lab of ['alpha', 'beta']) {
       const all = resources(template(lab));
       const roles = new Set(all.filter(([, r]) => r.Type === 'AWS::IAM::Role').map(([id]) => id));
       for (const [id, policy] of all.filter(([, r]) => r.Type === 'AWS::IAM::Policy')) {
-        for (const role of asArray(policy.Properties!.Roles)) expect(roles, `${lab}: ${id}`).toContain(referenced(role)[0]);
+        for (const role of asArray(policy.Properties!.Roles))
+          expect(roles, `${lab}: ${id}`).toContain(referenced(role)[0]);
         expect(policy.Properties!.Users ?? policy.Properties!.Groups, `${lab}: ${id}`).toBeUndefined();
       }
       for (const id of roles) {
         const role = props(lab, id);
-        expect(role.AssumeRolePolicyDocument.Statement, `${lab}: ${id}`).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
+        expect(role.AssumeRolePolicyDocument.Statement, `${lab}: ${id}`).toEqual([
+          { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
+        ]);
         expect(role.PermissionsBoundary).toBeUndefined();
         if (CDK_PROVIDER_ROLE.test(id)) {
           // Named exception: CDK's handlers write their logs with the basic execution role (cdk-nag IAM4, acknowledged below).
-          expect(JSON.stringify(role.ManagedPolicyArns), `${lab}: ${id}`).toMatch(/^\[\{"Fn::(Join|Sub)":.*:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole"?\]*\}\]$/);
+          expect(JSON.stringify(role.ManagedPolicyArns), `${lab}: ${id}`).toMatch(
+            /^\[\{"Fn::(Join|Sub)":.*:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole"?\]*\}\]$/,
+          );
         } else {
           expect(role.ManagedPolicyArns, `${lab}: ${id}`).toBeUndefined();
         }
       }
       // The lab's own functions: exactly the ingest, API, dead-letter and sweeper roles, none with a managed policy.
       const i = ids(lab);
-      expect([...roles].filter((id) => !CDK_PROVIDER_ROLE.test(id)).sort()).toEqual([i.role, i.apiRole, i.deadLetterRole, i.sweeperRole].sort());
+      expect([...roles].filter((id) => !CDK_PROVIDER_ROLE.test(id)).sort()).toEqual(
+        [i.role, i.apiRole, i.deadLetterRole, i.sweeperRole].sort(),
+      );
     }
   });
 
-  it('lets into its bucket, queue, topic and key policies only AWS services acting for this lab in this account, and this lab\'s own roles', () => {
-    const alarmsOfThisAccount = { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':cloudwatch:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':alarm:*']] };
+  it("lets into its bucket, queue, topic and key policies only AWS services acting for this lab in this account, and this lab's own roles", () => {
+    const alarmsOfThisAccount = {
+      'Fn::Join': [
+        '',
+        ['arn:', ref('AWS::Partition'), ':cloudwatch:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':alarm:*'],
+      ],
+    };
     for (const lab of ['alpha', 'beta']) {
       const typeOf = new Map(resources(template(lab)).map(([id, r]) => [id, r.Type]));
       for (const { where, kind, statement } of statementsOf(lab)) {
@@ -1127,7 +1455,9 @@ describe('security: every policy statement of the template', () => {
           expect(SERVICES[principal.Service], label).toContain(typeOf.get(where));
           // In this account only (a bucket ARN names none, so S3's source ARN alone is not enough).
           expect(statement.Condition?.['StringEquals']?.['aws:SourceAccount'], label).toEqual(ref('AWS::AccountId'));
-          const source = statement.Condition?.['ArnLike']?.['aws:SourceArn'] ?? statement.Condition?.['ArnEquals']?.['aws:SourceArn'];
+          const source =
+            statement.Condition?.['ArnLike']?.['aws:SourceArn'] ??
+            statement.Condition?.['ArnEquals']?.['aws:SourceArn'];
           if (kind === 'key') {
             // The alarms refer to the topic and the topic to the key, so the key can name
             // only this account's alarms; the topic policy names this lab's one by one.
@@ -1158,7 +1488,9 @@ describe('security: every policy statement of the template', () => {
         expect(statement.Condition, `${lab}: ${where}`).toEqual({ Bool: { 'aws:SecureTransport': 'false' } });
         expect([{ AWS: '*' }, '*']).toContainEqual(statement.Principal);
       }
-      for (const [id, resource] of all.filter(([, r]) => ['AWS::S3::Bucket', 'AWS::SQS::Queue', 'AWS::SNS::Topic'].includes(r.Type))) {
+      for (const [id, resource] of all.filter(([, r]) =>
+        ['AWS::S3::Bucket', 'AWS::SQS::Queue', 'AWS::SNS::Topic'].includes(r.Type),
+      )) {
         const arn = resource.Type === 'AWS::SNS::Topic' ? ref(id) : getAtt(id, 'Arn');
         const denies = located.filter(
           (l) =>
@@ -1172,7 +1504,9 @@ describe('security: every policy statement of the template', () => {
       }
       // Objects as well as the bucket itself.
       for (const bucket of [ids(lab).bucket, ids(lab).logsBucket]) {
-        const deny = located.find((l) => l.statement.Effect === 'Deny' && JSON.stringify(l.target) === JSON.stringify(ref(bucket)))!;
+        const deny = located.find(
+          (l) => l.statement.Effect === 'Deny' && JSON.stringify(l.target) === JSON.stringify(ref(bucket)),
+        )!;
         expect(deny.statement.Resource).toContainEqual({ 'Fn::Join': ['', [getAtt(bucket, 'Arn'), '/*']] });
       }
     }
@@ -1185,7 +1519,8 @@ describe('security: every policy statement of the template', () => {
       const i = ids(lab);
       expect(props(lab, i.table).TableName).toBeUndefined();
       expect(props(lab, i.bucket).BucketName).toBeUndefined();
-      for (const fn of [i.ingest, i.apiFunction]) expect(props(lab, fn).Environment.Variables[ENV.bucketName]).toEqual(ref(i.bucket));
+      for (const fn of [i.ingest, i.apiFunction])
+        expect(props(lab, fn).Environment.Variables[ENV.bucketName]).toEqual(ref(i.bucket));
       for (const name of FUNCTIONS) {
         expect(props(lab, i[name]).Environment.Variables[ENV.tableName]).toEqual(ref(i.table));
         expect(props(lab, i[name]).Environment.Variables[ENV.lab]).toBe(lab);
@@ -1197,14 +1532,19 @@ describe('security: every policy statement of the template', () => {
 describe('cdk-nag AwsSolutions', () => {
   it('reports no unacknowledged finding and CloudFormation validation nothing either', () => {
     // An error would already have failed app.synth(); warnings only land in the report.
-    const violations = synth.report.pluginReports.flatMap((report) => report.violations.map((v) => `${report.pluginName}: ${v.severity} ${v.ruleName} ${v.description ?? ''}`));
+    const violations = synth.report.pluginReports.flatMap((report) =>
+      report.violations.map((v) => `${report.pluginName}: ${v.severity} ${v.ruleName} ${v.description ?? ''}`),
+    );
     expect(violations).toEqual([]);
   });
 
   it('leaves no warning or error annotation on either stack', () => {
     for (const lab of ['alpha', 'beta']) {
       const annotations = Annotations.fromStack(synth.labs[lab].stack);
-      const messages = [...annotations.findWarning('*', Match.anyValue()), ...annotations.findError('*', Match.anyValue())].map((m) => `${m.id}: ${JSON.stringify(m.entry.data)}`);
+      const messages = [
+        ...annotations.findWarning('*', Match.anyValue()),
+        ...annotations.findError('*', Match.anyValue()),
+      ].map((m) => `${m.id}: ${JSON.stringify(m.entry.data)}`);
       expect(messages).toEqual([]);
     }
   });
@@ -1247,7 +1587,11 @@ describe('cdk-nag AwsSolutions', () => {
     const { app, dispose } = testApp();
     try {
       const stack = buildTestLab(app, labSettings({ lab: 'gamma' }));
-      stack.api.addRoutes({ path: '/open', integration: new HttpLambdaIntegration('Open', stack.apiFunction), authorizer: new HttpNoneAuthorizer() });
+      stack.api.addRoutes({
+        path: '/open',
+        integration: new HttpLambdaIntegration('Open', stack.apiFunction),
+        authorizer: new HttpNoneAuthorizer(),
+      });
       expect(() => app.synth()).toThrow(/AwsSolutions-APIG4[\s\S]*ANY--open|ANY--open[\s\S]*AwsSolutions-APIG4/);
     } finally {
       dispose();

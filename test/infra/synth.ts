@@ -59,7 +59,11 @@ export interface Synthesis {
 }
 
 export interface ValidationReport {
-  pluginReports: { pluginName: string; conclusion?: string; violations: { ruleName: string; severity?: string; description?: string }[] }[];
+  pluginReports: {
+    pluginName: string;
+    conclusion?: string;
+    violations: { ruleName: string; severity?: string; description?: string }[];
+  }[];
 }
 
 /** Builds every lab into one App, synthesises it once (cdk-nag runs here) and parses the templates. */
@@ -68,7 +72,9 @@ export function synthLabs(settings: StackSettings[]): Synthesis {
   try {
     const stacks = settings.map((lab) => buildTestLab(app, lab));
     app.synth();
-    const labs = Object.fromEntries(stacks.map((stack) => [stack.settings.lab, { stack, template: Template.fromStack(stack) }]));
+    const labs = Object.fromEntries(
+      stacks.map((stack) => [stack.settings.lab, { stack, template: Template.fromStack(stack) }]),
+    );
     const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as ValidationReport;
     return { app, outdir, labs, report, dispose };
   } catch (error) {
@@ -88,7 +94,9 @@ export function unacknowledgedNagFindings(app: App): string[] {
   Object.defineProperty(checks, 'isAcknowledged', { value: () => false });
   return checks
     .validateScope(app)
-    .violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName} @ ${resource.constructPath}`))
+    .violations.flatMap((violation) =>
+      violation.violatingResources.map((resource) => `${violation.ruleName} @ ${resource.constructPath}`),
+    )
     .sort();
 }
 
@@ -122,7 +130,11 @@ export function resources(template: Template, type?: string): [string, CfnResour
 }
 
 /** The single resource of a type whose properties satisfy `pick`; fails when not exactly one. */
-export function only(template: Template, type: string, pick: (resource: CfnResource) => boolean = () => true): [string, CfnResource] {
+export function only(
+  template: Template,
+  type: string,
+  pick: (resource: CfnResource) => boolean = () => true,
+): [string, CfnResource] {
   const matches = resources(template, type).filter(([, resource]) => pick(resource));
   if (matches.length !== 1) throw new Error(`expected exactly one ${type}, found ${matches.length}`);
   return matches[0];
@@ -145,18 +157,31 @@ export function labTag(resource: CfnResource): string | undefined {
 
 export const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 /** What an SQS event source mapping needs of its queue (CDK grants it with addEventSource). */
-export const CONSUMER_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
+export const CONSUMER_ACTIONS = [
+  'sqs:ChangeMessageVisibility',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+  'sqs:GetQueueUrl',
+  'sqs:ReceiveMessage',
+];
 
 /**
  * What a role's identity policies grant: sorted actions by resource (each resource as
  * its template JSON). The role has one policy, of unconditional Allows only.
  */
 export function roleGrants(template: Template, roleId: string): Record<string, string[]> {
-  const policies = resources(template, 'AWS::IAM::Policy').filter(([, p]) => asArray(p.Properties!.Roles).some((r) => JSON.stringify(r) === JSON.stringify(ref(roleId))));
+  const policies = resources(template, 'AWS::IAM::Policy').filter(([, p]) =>
+    asArray(p.Properties!.Roles).some((r) => JSON.stringify(r) === JSON.stringify(ref(roleId))),
+  );
   expect(policies, `${roleId} has one policy`).toHaveLength(1);
   expect(policies[0]![1].Properties!.Roles).toEqual([ref(roleId)]);
   const granted: Record<string, Set<string>> = {};
-  for (const statement of policies[0]![1].Properties!.PolicyDocument.Statement as { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown }[]) {
+  for (const statement of policies[0]![1].Properties!.PolicyDocument.Statement as {
+    Effect: string;
+    Action: string | string[];
+    Resource: unknown;
+    Condition?: unknown;
+  }[]) {
     expect(statement.Effect).toBe('Allow');
     expect(statement.Condition).toBeUndefined();
     for (const resource of asArray(statement.Resource)) {
@@ -168,7 +193,10 @@ export function roleGrants(template: Template, roleId: string): Record<string, s
 }
 
 /** What the one alarm on `metricName` watches: namespace and dimensions (literal values only). */
-export function alarmWatching(template: Template, metricName: string): { namespace: string; dimensions: Record<string, string> } {
+export function alarmWatching(
+  template: Template,
+  metricName: string,
+): { namespace: string; dimensions: Record<string, string> } {
   const [, alarm] = only(template, 'AWS::CloudWatch::Alarm', (r) => r.Properties?.MetricName === metricName);
   const dimensions = (alarm.Properties!.Dimensions as { Name: string; Value: unknown }[]).map(({ Name, Value }) => {
     if (typeof Value !== 'string') throw new Error(`alarm on ${metricName}: dimension ${Name} is not a literal`);
@@ -179,7 +207,8 @@ export function alarmWatching(template: Template, metricName: string): { namespa
 
 /** The environment the template gives a function. */
 export function functionEnvironment(template: Template, functionId: string): Record<string, unknown> {
-  return (template.toJSON() as { Resources: Record<string, CfnResource> }).Resources[functionId]!.Properties!.Environment.Variables;
+  return (template.toJSON() as { Resources: Record<string, CfnResource> }).Resources[functionId]!.Properties!
+    .Environment.Variables;
 }
 
 /** What the synthesised lab deploys a function with. */
@@ -191,11 +220,18 @@ export interface Deployed {
 }
 
 /** Synthesise `lab` and read one function's environment and the alarms on `metrics`. */
-export function deployedAs(lab: string, functionOf: (stack: BenchdropStack) => Construct, metrics: readonly string[]): Deployed {
+export function deployedAs(
+  lab: string,
+  functionOf: (stack: BenchdropStack) => Construct,
+  metrics: readonly string[],
+): Deployed {
   const synth = synthLabs([labSettings({ lab })]);
   try {
     const { stack, template } = synth.labs[lab]!;
-    const environment = functionEnvironment(template, stack.getLogicalId(functionOf(stack).node.defaultChild as Parameters<typeof stack.getLogicalId>[0]));
+    const environment = functionEnvironment(
+      template,
+      stack.getLogicalId(functionOf(stack).node.defaultChild as Parameters<typeof stack.getLogicalId>[0]),
+    );
     return { environment, watching: metrics.map((metric) => alarmWatching(template, metric)) };
   } finally {
     synth.dispose();

@@ -7,18 +7,25 @@
  * the synthesised lab's DeadLettersAlarm, and the body a person sends back.
  */
 import { randomUUID } from 'node:crypto';
+import type * as DeadLetterHandler from '../../functions/dead-letter/handler.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { s3EventRecord, s3Notification, sequencerGenerator, sqsEvent, type S3NotificationRecord } from '../../infra/local/events.ts';
+import {
+  s3EventRecord,
+  s3Notification,
+  sequencerGenerator,
+  sqsEvent,
+  type S3NotificationRecord,
+} from '../../infra/local/events.ts';
 import { createDocumentClient } from '../../shared/aws.ts';
 import { ENV, INGEST_LIMITS } from '../../shared/config.ts';
 import { objectRefOf, type SettleDeps } from '../../shared/ingest.ts';
-import { REGION, startEmulators, type Emulators } from '../support/emulators.ts';
-import { lambdaContext, lambdaEnvironment } from '../support/lambda.ts';
-import { getUpload } from '../support/table.ts';
+import { REGION, startEmulators, type Emulators } from '../../harness/emulators.ts';
+import { lambdaContext, lambdaEnvironment } from '../../harness/lambda.ts';
+import { getUpload } from '../../harness/table.ts';
 import { capturePrinted, metricSum, type Printed } from '../infra/emf.ts';
 
-type Module = typeof import('../../functions/dead-letter/handler.ts');
+type Module = typeof DeadLetterHandler;
 
 /** The lab synthesised below; the handler reads it from its environment when loaded. */
 const LAB = 'alpha';
@@ -40,7 +47,10 @@ beforeAll(async () => {
   lambdaEnvironment(LAB);
   mod = (await import('../../functions/dead-letter/handler.ts')) as Module;
   const { deployedAs } = await import('../infra/synth.ts');
-  const deployed = deployedAs(LAB, (stack) => stack.deadLetterFunction, [mod.DEAD_LETTER_METRICS.deadLetters, mod.DEAD_LETTER_METRICS.unsettled]);
+  const deployed = deployedAs(LAB, (stack) => stack.deadLetterFunction, [
+    mod.DEAD_LETTER_METRICS.deadLetters,
+    mod.DEAD_LETTER_METRICS.unsettled,
+  ]);
   deployedEnvironment = deployed.environment;
   [watched, watchedUnsettled] = deployed.watching as [typeof watched, typeof watched];
   env = await startEmulators();
@@ -55,7 +65,14 @@ afterAll(async () => {
 
 async function uploaded(key: string): Promise<S3NotificationRecord> {
   const put = await env.put(key, 'Diskperf V1.2\n');
-  return s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag, sequencer: sequencer() });
+  return s3EventRecord({
+    eventName: 'ObjectCreated:Put',
+    bucket: env.bucket,
+    key,
+    size: put.size,
+    eTag: put.eTag,
+    sequencer: sequencer(),
+  });
 }
 
 const recordOf = (event: S3NotificationRecord) => {
@@ -64,11 +81,16 @@ const recordOf = (event: S3NotificationRecord) => {
 };
 
 /** A DLQ batch through the handler, as Lambda runs it; what it answered and printed. */
-async function deliver(bodies: Parameters<typeof sqsEvent>[0], with_: SettleDeps = deps): Promise<{ response: SQSBatchResponse; printed: Printed; messageIds: string[] }> {
+async function deliver(
+  bodies: Parameters<typeof sqsEvent>[0],
+  with_: SettleDeps = deps,
+): Promise<{ response: SQSBatchResponse; printed: Printed; messageIds: string[] }> {
   mod.setDeadLetterDeps(with_);
   // A message reaches the dead-letter queue after maxReceiveCount receives of the ingest queue; this is its first here.
   const event = sqsEvent(bodies, { queueArn: DLQ_ARN, receiveCount: 1 });
-  const { result, printed } = await capturePrinted(() => mod.handler(event, lambdaContext('benchdrop-dead-letter', 300_000)));
+  const { result, printed } = await capturePrinted(() =>
+    mod.handler(event, lambdaContext('benchdrop-dead-letter', 300_000)),
+  );
   return { response: result, printed, messageIds: event.Records.map((r) => r.messageId) };
 }
 
@@ -80,7 +102,10 @@ describe('the dead-letter handler', () => {
     const { response, printed } = await deliver(events);
     expect(response).toEqual({ batchItemFailures: [] });
     for (const event of events) {
-      expect(await recordOf(event)).toMatchObject({ status: 'failed', message: expect.stringContaining(`ingest failed ${INGEST_LIMITS.maxReceiveCount} time(s) and gave up`) });
+      expect(await recordOf(event)).toMatchObject({
+        status: 'failed',
+        message: expect.stringContaining(`ingest failed ${INGEST_LIMITS.maxReceiveCount} time(s) and gave up`),
+      });
     }
     // The alarm's metric, in its namespace with its dimensions (the service and the lab the
     // stack puts in the function's environment): one per message.
@@ -104,10 +129,18 @@ describe('the dead-letter handler', () => {
     const poisonKey = `dl-${uid()}/throttled.txt`;
     const poisoned = await uploaded(poisonKey);
     // A client whose every request about the poisoned key fails, as a throttled table would answer.
-    const db = createDocumentClient({ region: REGION, dynamodbEndpoint: env.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+    const db = createDocumentClient({
+      region: REGION,
+      dynamodbEndpoint: env.dynamodbEndpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
     db.middlewareStack.add(
       (next) => async (args) => {
-        if (JSON.stringify(args.input).includes(poisonKey)) throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException' });
+        if (JSON.stringify(args.input).includes(poisonKey))
+          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+            name: 'ThrottlingException',
+          });
         return next(args);
       },
       { step: 'initialize', name: 'throttlePoisonedKey' },
@@ -119,9 +152,15 @@ describe('the dead-letter handler', () => {
       expect(await recordOf(poisoned)).toBeUndefined();
       expect(sent(printed, mod.DEAD_LETTER_METRICS.deadLetters)).toBe(1);
       // No function error: the failed attempt is counted for its own alarm, and logged with the body.
-      expect(metricSum(printed, watchedUnsettled.namespace, watchedUnsettled.dimensions, mod.DEAD_LETTER_METRICS.unsettled)).toBe(1);
+      expect(
+        metricSum(printed, watchedUnsettled.namespace, watchedUnsettled.dimensions, mod.DEAD_LETTER_METRICS.unsettled),
+      ).toBe(1);
       const [line] = printed.logs.filter((l) => l['message'] === 'dead letter not settled');
-      expect(line).toMatchObject({ level: 'ERROR', messageId: messageIds[1], error: expect.objectContaining({ name: 'ThrottlingException' }) });
+      expect(line).toMatchObject({
+        level: 'ERROR',
+        messageId: messageIds[1],
+        error: expect.objectContaining({ name: 'ThrottlingException' }),
+      });
       expect(JSON.parse(String(line!['body']))).toEqual(s3Notification(poisoned));
     } finally {
       db.destroy();
@@ -134,13 +173,27 @@ describe('the dead-letter handler', () => {
   });
 
   it('consumes removals, continuations and foreign bodies without failing the batch: dead letters, but no upload ended', async () => {
-    const removal = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: env.bucket, key: `dl-${uid()}/gone.txt`, sequencer: sequencer() });
-    const continuation = { benchdrop: 'continue', step: 'remove-replaced', bucket: env.bucket, key: `dl-${uid()}/replaced.txt` };
+    const removal = s3EventRecord({
+      eventName: 'ObjectRemoved:Delete',
+      bucket: env.bucket,
+      key: `dl-${uid()}/gone.txt`,
+      sequencer: sequencer(),
+    });
+    const continuation = {
+      benchdrop: 'continue',
+      step: 'remove-replaced',
+      bucket: env.bucket,
+      key: `dl-${uid()}/replaced.txt`,
+    };
     const { response, printed } = await deliver([removal, continuation, 'not json at all']);
     expect(response).toEqual({ batchItemFailures: [] });
     expect(sent(printed, mod.DEAD_LETTER_METRICS.deadLetters)).toBe(3);
     expect(sent(printed, mod.DEAD_LETTER_METRICS.uploadsDeadLettered)).toBe(0);
-    expect(printed.logs.filter((l) => l['message'] === 'dead letter settled').map((l) => (l['outcomes'] as { what: string }[])[0]!.what)).toEqual(['removal', 'continuation', 'not-an-event']);
+    expect(
+      printed.logs
+        .filter((l) => l['message'] === 'dead letter settled')
+        .map((l) => (l['outcomes'] as { what: string }[])[0]!.what),
+    ).toEqual(['removal', 'continuation', 'not-an-event']);
   });
 });
 

@@ -4,8 +4,16 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeKey, objectRefOf } from '../../shared/ingest.ts';
-import { encodeEventKey, s3EventRecord, s3Notification, s3TestEvent, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
+import { objectRefOf } from '../../shared/ingest.ts';
+import { decodeKey } from '../../shared/ingest/s3-event.ts';
+import {
+  encodeEventKey,
+  s3EventRecord,
+  s3Notification,
+  s3TestEvent,
+  sequencerGenerator,
+  sqsEvent,
+} from '../../infra/local/events.ts';
 
 describe('S3 event records', () => {
   it('encode keys as S3 does: percent-escapes, + for spaces, / kept; ingestion decodes them back', () => {
@@ -23,7 +31,14 @@ describe('S3 event records', () => {
   });
 
   it('an ObjectCreated record has the full S3 shape, eTag without quotes', () => {
-    const record = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: 'uploads', key: 'my disks/a.txt', size: 1503, eTag: '"0123456789abcdef0123456789abcdef"', sequencer: '0062E99A88DC407460' });
+    const record = s3EventRecord({
+      eventName: 'ObjectCreated:Put',
+      bucket: 'uploads',
+      key: 'my disks/a.txt',
+      size: 1503,
+      eTag: '"0123456789abcdef0123456789abcdef"',
+      sequencer: '0062E99A88DC407460',
+    });
     expect(record).toEqual({
       eventVersion: '2.1',
       eventSource: 'aws:s3',
@@ -32,27 +47,62 @@ describe('S3 event records', () => {
       eventName: 'ObjectCreated:Put',
       userIdentity: { principalId: expect.stringMatching(/^AWS:AIDA[A-Z0-9]{17}$/) },
       requestParameters: { sourceIPAddress: '127.0.0.1' },
-      responseElements: { 'x-amz-request-id': expect.stringMatching(/^[0-9A-F]{16}$/), 'x-amz-id-2': expect.stringMatching(/^[A-Za-z0-9+/]{76}$/) },
+      responseElements: {
+        'x-amz-request-id': expect.stringMatching(/^[0-9A-F]{16}$/),
+        'x-amz-id-2': expect.stringMatching(/^[A-Za-z0-9+/]{76}$/),
+      },
       s3: {
         s3SchemaVersion: '1.0',
         configurationId: 'benchdrop-ingest',
-        bucket: { name: 'uploads', ownerIdentity: { principalId: expect.stringMatching(/^[A-Z0-9]{14}$/) }, arn: 'arn:aws:s3:::uploads' },
-        object: { key: 'my+disks/a.txt', size: 1503, eTag: '0123456789abcdef0123456789abcdef', sequencer: '0062E99A88DC407460' },
+        bucket: {
+          name: 'uploads',
+          ownerIdentity: { principalId: expect.stringMatching(/^[A-Z0-9]{14}$/) },
+          arn: 'arn:aws:s3:::uploads',
+        },
+        object: {
+          key: 'my+disks/a.txt',
+          size: 1503,
+          eTag: '0123456789abcdef0123456789abcdef',
+          sequencer: '0062E99A88DC407460',
+        },
       },
     });
     expect(Object.keys(record.s3.object)).toEqual(['key', 'size', 'eTag', 'sequencer']);
-    expect(objectRefOf(record)).toEqual({ bucket: 'uploads', key: 'my disks/a.txt', version: '0123456789abcdef0123456789abcdef.0062E99A88DC407460', eTag: '0123456789abcdef0123456789abcdef', size: 1503, sequencer: '0062E99A88DC407460' });
+    expect(objectRefOf(record)).toEqual({
+      bucket: 'uploads',
+      key: 'my disks/a.txt',
+      version: '0123456789abcdef0123456789abcdef.0062E99A88DC407460',
+      eTag: '0123456789abcdef0123456789abcdef',
+      size: 1503,
+      sequencer: '0062E99A88DC407460',
+    });
   });
 
   it('versionId only when given; removals carry no size or eTag; created events must have both', () => {
-    const versioned = s3EventRecord({ eventName: 'ObjectCreated:CompleteMultipartUpload', bucket: 'b', key: 'k', size: 1, eTag: 'abc-2', versionId: '3HL4kqtJlcpXroDTDmjVBH40Nrjfkd' });
+    const versioned = s3EventRecord({
+      eventName: 'ObjectCreated:CompleteMultipartUpload',
+      bucket: 'b',
+      key: 'k',
+      size: 1,
+      eTag: 'abc-2',
+      versionId: '3HL4kqtJlcpXroDTDmjVBH40Nrjfkd',
+    });
     expect(Object.keys(versioned.s3.object)).toEqual(['key', 'size', 'eTag', 'versionId', 'sequencer']);
-    const marker = s3EventRecord({ eventName: 'ObjectRemoved:DeleteMarkerCreated', bucket: 'b', key: 'k', versionId: 'dm1', size: 5, eTag: 'x' });
+    const marker = s3EventRecord({
+      eventName: 'ObjectRemoved:DeleteMarkerCreated',
+      bucket: 'b',
+      key: 'k',
+      versionId: 'dm1',
+      size: 5,
+      eTag: 'x',
+    });
     expect(Object.keys(marker.s3.object)).toEqual(['key', 'versionId', 'sequencer']);
     const deleted = s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: 'b', key: 'a b' });
     expect(deleted.s3.object).toEqual({ key: 'a+b', sequencer: expect.stringMatching(/^[0-9A-F]{18}$/) });
     expect(() => s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: 'b', key: 'k' })).toThrow(/size and eTag/);
-    expect(() => s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: 'b', key: 'k', sequencer: 'abc' })).toThrow(/upper-case hex/);
+    expect(() => s3EventRecord({ eventName: 'ObjectRemoved:Delete', bucket: 'b', key: 'k', sequencer: 'abc' })).toThrow(
+      /upper-case hex/,
+    );
   });
 
   it('sequencers are upper-case hex and grow with every event, also compared as S3 says (left-padded)', () => {
@@ -69,14 +119,24 @@ describe('S3 event records', () => {
   });
 
   it('the test event has the shape S3 sends when a notification is configured', () => {
-    expect(s3TestEvent('uploads', '2024-01-01T00:00:00Z')).toEqual({ Service: 'Amazon S3', Event: 's3:TestEvent', Time: '2024-01-01T00:00:00.000Z', Bucket: 'uploads', RequestId: expect.stringMatching(/^[0-9A-F]{16}$/), HostId: expect.any(String) });
+    expect(s3TestEvent('uploads', '2024-01-01T00:00:00Z')).toEqual({
+      Service: 'Amazon S3',
+      Event: 's3:TestEvent',
+      Time: '2024-01-01T00:00:00.000Z',
+      Bucket: 'uploads',
+      RequestId: expect.stringMatching(/^[0-9A-F]{16}$/),
+      HostId: expect.any(String),
+    });
   });
 });
 
 describe('SQS events', () => {
   it('wraps each body in an SQS record with real fields and the md5 of the body', () => {
     const record = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: 'b', key: 'k', size: 1, eTag: 'e' });
-    const event = sqsEvent([record, s3Notification(record), s3TestEvent('b'), 'not json'], { receiveCount: 2, sentAt: new Date(1_700_000_000_000) });
+    const event = sqsEvent([record, s3Notification(record), s3TestEvent('b'), 'not json'], {
+      receiveCount: 2,
+      sentAt: new Date(1_700_000_000_000),
+    });
     expect(event.Records).toHaveLength(4);
     // A bare record is sent as S3 sends it: inside a notification.
     expect(JSON.parse(event.Records[0]!.body)).toEqual({ Records: [record] });
@@ -87,7 +147,12 @@ describe('SQS events', () => {
         messageId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
         receiptHandle: expect.stringMatching(/^AQEB[A-Za-z0-9+/=]{100,}$/),
         body: expect.any(String),
-        attributes: { ApproximateReceiveCount: '2', SentTimestamp: '1700000000000', SenderId: expect.stringMatching(/^AIDA[A-Z0-9]{17}$/), ApproximateFirstReceiveTimestamp: '1700000000007' },
+        attributes: {
+          ApproximateReceiveCount: '2',
+          SentTimestamp: '1700000000000',
+          SenderId: expect.stringMatching(/^AIDA[A-Z0-9]{17}$/),
+          ApproximateFirstReceiveTimestamp: '1700000000007',
+        },
         messageAttributes: {},
         md5OfBody: createHash('md5').update(r.body).digest('hex'),
         eventSource: 'aws:sqs',

@@ -1,34 +1,71 @@
 /**
  * The ingest Lambda handler against real emulators: s3rver holds the uploads,
- * dynalite the table (built from shared/table.ts). Events are real-shaped S3
+ * dynalite the table (built from shared/store/table.ts). Events are real-shaped S3
  * notifications in SQS batches (infra/local/events.ts), the handler is the one
  * deployed (functions/ingest/handler.ts). Items are read back with Get, Query and,
  * here in the tests only, Scan.
  *
  * Each test uses its own keys and labels, so tests do not see each other's items.
  */
-import '../support/quiet.ts';
+import '../../harness/quiet.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler, ingestDeps, setIngestDeps } from '../../functions/ingest/handler.ts';
-import { s3EventRecord, s3TestEvent, sequencerGenerator, sqsEvent, type S3EventName, type S3NotificationRecord, type SqsBody, type SqsEventOptions } from '../../infra/local/events.ts';
+import {
+  s3EventRecord,
+  s3TestEvent,
+  sequencerGenerator,
+  sqsEvent,
+  type S3EventName,
+  type S3NotificationRecord,
+  type SqsBody,
+  type SqsEventOptions,
+} from '../../infra/local/events.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
-import { DEVICES_PK, devicePk, objectPk, runId, runPk, sortableSequencer, uploadPk, uploadSk } from '../../shared/store/keys.ts';
+import {
+  DEVICES_PK,
+  devicePk,
+  objectPk,
+  runId,
+  runPk,
+  sortableSequencer,
+  uploadPk,
+  uploadSk,
+} from '../../shared/store/keys.ts';
 import type { IostatColumn } from '../../shared/model.ts';
-import { chunkSamples, diskperfRows as storedRows, type ChunkItem, type DiskperfRunItem } from '../../shared/store/records.ts';
-import { pageUploads } from '../../shared/store/listings.ts';
-import { INDEXES } from '../../shared/table.ts';
+import { chunkSamples } from '../support/chunks.ts';
+import { diskperfRows as storedRows } from '../../shared/store/packing.ts';
+import type { ChunkItem, DiskperfRunItem } from '../../shared/store/items.ts';
+import { pageUploads } from '../../shared/listings.ts';
+import { INDEXES } from '../../shared/store/table.ts';
 import { createS3Client, INGEST_DYNAMODB_ATTEMPTS } from '../../shared/aws.ts';
 import { ENV } from '../../shared/config.ts';
-import { REGION, S3RVER_CREDENTIALS, startEmulators, type Emulators, type PutOptions, type PutResult } from '../support/emulators.ts';
+import {
+  REGION,
+  S3RVER_CREDENTIALS,
+  startEmulators,
+  type Emulators,
+  type PutOptions,
+  type PutResult,
+} from '../../harness/emulators.ts';
 import { fixture } from '../support/fixtures.ts';
 import { startFaultProxy } from '../support/fault-proxy.ts';
-import { lambdaContext } from '../support/lambda.ts';
-import { solarisDevices, solarisIostatLog, writeIops } from '../support/logs.ts';
-import { getCurrent, getItem, getUpload, itemsOfKey, jsonBytes, queryAll, runItems, scanAll, type Item } from '../support/table.ts';
+import { lambdaContext } from '../../harness/lambda.ts';
+import { solarisDevices, solarisIostatLog, writeIops } from '../../harness/logs.ts';
+import {
+  getCurrent,
+  getItem,
+  getUpload,
+  itemsOfKey,
+  jsonBytes,
+  queryAll,
+  runItems,
+  scanAll,
+  type Item,
+} from '../../harness/table.ts';
 
 const REDUX = fixture('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
 const INDY_300G = fixture('irix/irix-6.5-indy-300G-10K.diskperf.txt');
@@ -42,7 +79,12 @@ const PROSE = fixture('bad/prose-only.txt');
 const NOW = '2024-05-01T12:00:00.000Z';
 const ITEM_LIMIT = 400 * 1024;
 const X4100_NATIVES = ['d10', 'd11', 'd12', 'c0t0d0', 'c0t1d0'];
-const X4100_CONTEXTS = [['tunefs -a 32 /opt', 'dd if=/dev/zero of=/opt/q1 bs=1024k', 'iostat -xnz 5 2'], ['tunefs -a 16 /opt'], ['tunefs -a 8 /opt'], ['tunefs -a 1 /opt']];
+const X4100_CONTEXTS = [
+  ['tunefs -a 32 /opt', 'dd if=/dev/zero of=/opt/q1 bs=1024k', 'iostat -xnz 5 2'],
+  ['tunefs -a 16 /opt'],
+  ['tunefs -a 8 /opt'],
+  ['tunefs -a 1 /opt'],
+];
 
 let env: Emulators;
 let deps: IngestDeps;
@@ -62,7 +104,11 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------- helpers
 
-async function deliver(bodies: SqsBody[], options: SqsEventOptions = {}, with_: IngestDeps = deps): Promise<SQSBatchResponse> {
+async function deliver(
+  bodies: SqsBody[],
+  options: SqsEventOptions = {},
+  with_: IngestDeps = deps,
+): Promise<SQSBatchResponse> {
   setIngestDeps(with_);
   try {
     return await handler(sqsEvent(bodies, options), lambdaContext());
@@ -79,7 +125,11 @@ interface Uploaded extends PutResult {
 }
 
 /** Upload to s3rver and build the event S3 would send for it. */
-async function upload(key: string, body: string | Uint8Array, options: PutOptions & { versionId?: string; sequencer?: string; eventName?: S3EventName } = {}): Promise<Uploaded> {
+async function upload(
+  key: string,
+  body: string | Uint8Array,
+  options: PutOptions & { versionId?: string; sequencer?: string; eventName?: S3EventName } = {},
+): Promise<Uploaded> {
   const put = await env.put(key, body, options);
   const event = s3EventRecord({
     eventName: options.eventName ?? 'ObjectCreated:Put',
@@ -94,11 +144,18 @@ async function upload(key: string, body: string | Uint8Array, options: PutOption
 }
 
 function removed(key: string, options: { versionId?: string; eventName?: S3EventName } = {}): S3NotificationRecord {
-  return s3EventRecord({ eventName: options.eventName ?? 'ObjectRemoved:Delete', bucket: env.bucket, key, ...(options.versionId !== undefined ? { versionId: options.versionId } : {}), sequencer: sequencer() });
+  return s3EventRecord({
+    eventName: options.eventName ?? 'ObjectRemoved:Delete',
+    bucket: env.bucket,
+    key,
+    ...(options.versionId !== undefined ? { versionId: options.versionId } : {}),
+    sequencer: sequencer(),
+  });
 }
 
 const noFailures: SQSBatchResponse = { batchItemFailures: [] };
-const ids = (key: string, version: string, count: number) => Array.from({ length: count }, (_, i) => runId(env.bucket, key, version, i));
+const ids = (key: string, version: string, count: number) =>
+  Array.from({ length: count }, (_, i) => runId(env.bucket, key, version, i));
 const upload_ = (key: string, version: string) => getUpload(env, env.bucket, key, version);
 const current = (key: string) => getCurrent(env, env.bucket, key);
 const meta = (id: string) => getItem(env, runPk(id), 'META');
@@ -163,7 +220,16 @@ describe('the four sample logs', () => {
       gsi2pk: 'STATUS#ready',
       gsi2sk: `${NOW}#${env.bucket}/${up.key}#${up.version}`,
     });
-    expect(await current(up.key)).toEqual({ pk: objectPk(env.bucket, up.key), sk: 'CURRENT', type: 'object', version: up.version, sequencer: sortableSequencer(up.event.s3.object.sequencer), runCount: 1, deleted: false, pending: [] });
+    expect(await current(up.key)).toEqual({
+      pk: objectPk(env.bucket, up.key),
+      sk: 'CURRENT',
+      type: 'object',
+      version: up.version,
+      sequencer: sortableSequencer(up.event.s3.object.sequencer),
+      runCount: 1,
+      deleted: false,
+      pending: [],
+    });
 
     const run = await meta(id!);
     expect(run).toEqual({
@@ -183,7 +249,14 @@ describe('the four sample logs', () => {
       startLine: 2,
       endLine: 27,
       warnings: [],
-      source: { bucket: env.bucket, key: up.key, version: up.version, eTag: up.eTag, size: REDUX.length, sequencer: up.event.s3.object.sequencer },
+      source: {
+        bucket: env.bucket,
+        key: up.key,
+        version: up.version,
+        eTag: up.eTag,
+        size: REDUX.length,
+        sequencer: up.event.s3.object.sequencer,
+      },
       time: '2020-04-03T21:10:13',
       from: '2020-04-03T21:10:13',
       ingestedAt: NOW,
@@ -216,7 +289,15 @@ describe('the four sample logs', () => {
     // The device index finds the run; the device list knows the label.
     expect(await byDevice(label)).toEqual([run]);
     // Its change stamp names this upload: answers kept for the label are stale from now on.
-    expect(await getItem(env, DEVICES_PK, label)).toEqual({ pk: DEVICES_PK, sk: label, type: 'device', label, format: 'diskperf', lastSeen: NOW, changed: `${NOW} ${up.version}` });
+    expect(await getItem(env, DEVICES_PK, label)).toEqual({
+      pk: DEVICES_PK,
+      sk: label,
+      type: 'device',
+      label,
+      format: 'diskperf',
+      lastSeen: NOW,
+      changed: `${NOW} ${up.version}`,
+    });
     // A diskperf run is one item: nothing else under its partition.
     expect(await runItems(env, id!)).toEqual([run]);
   });
@@ -233,8 +314,14 @@ describe('the four sample logs', () => {
     expect(runB).toMatchObject({ name: 'scsi2sd_10M_Sync', label, host: 'isengard', time: '2019-12-14T12:20:45' });
     expect(tableOf(runA)).toEqual(diskperfRows(INDY_300G));
     expect(tableOf(runB)).toEqual(diskperfRows(SYNC_10M));
-    expect(tableOf(runA)[0]).toEqual({ req_size: 4096, values: { fwd_wt: 16.22, fwd_rd: 13.13, bwd_wt: 15.82, bwd_rd: 4.09, rnd_wt: 0.01, rnd_rd: 17.52 } });
-    expect(tableOf(runB)[0]).toEqual({ req_size: 4096, values: { fwd_wt: 1.26, fwd_rd: 3.31, bwd_wt: 1.41, bwd_rd: 3.28, rnd_wt: 0.09, rnd_rd: 0.15 } });
+    expect(tableOf(runA)[0]).toEqual({
+      req_size: 4096,
+      values: { fwd_wt: 16.22, fwd_rd: 13.13, bwd_wt: 15.82, bwd_rd: 4.09, rnd_wt: 0.01, rnd_rd: 17.52 },
+    });
+    expect(tableOf(runB)[0]).toEqual({
+      req_size: 4096,
+      values: { fwd_wt: 1.26, fwd_rd: 3.31, bwd_wt: 1.41, bwd_rd: 3.28, rnd_wt: 0.09, rnd_rd: 0.15 },
+    });
     // Newest first by sort key is the reader's business; both are under the label.
     expect((await byDevice(label)).map((i) => i['name']).sort()).toEqual(['300G_10K_SGI_Indy', 'scsi2sd_10M_Sync']);
   });
@@ -245,16 +332,37 @@ describe('the four sample logs', () => {
     expect(await deliver([up.event])).toEqual(noFailures);
 
     const runIds = ids(key, up.version, 4);
-    expect(await upload_(key, up.version)).toMatchObject({ status: 'ready', runIds, runCount: 4, format: 'iostat', device: 'x4100', warnings: 0 });
+    expect(await upload_(key, up.version)).toMatchObject({
+      status: 'ready',
+      runIds,
+      runCount: 4,
+      format: 'iostat',
+      device: 'x4100',
+      warnings: 0,
+    });
     expect(await current(key)).toMatchObject({ version: up.version, runCount: 4, deleted: false });
 
     for (const [i, id] of runIds.entries()) {
       const run = await meta(id);
-      expect(run).toMatchObject({ type: 'run', index: i, format: 'iostat', platform: 'solaris', label: 'x4100', context: X4100_CONTEXTS[i], reports: 1, ingestedAt: NOW, time: NOW });
-      expect((run!['series'] as Item[]).map((s) => [s['native'], s['device'], s['sampleCount'], s['chunks']])).toEqual(X4100_NATIVES.map((n) => [n, `x4100/${n}`, 1, 1]));
+      expect(run).toMatchObject({
+        type: 'run',
+        index: i,
+        format: 'iostat',
+        platform: 'solaris',
+        label: 'x4100',
+        context: X4100_CONTEXTS[i],
+        reports: 1,
+        ingestedAt: NOW,
+        time: NOW,
+      });
+      expect((run!['series'] as Item[]).map((s) => [s['native'], s['device'], s['sampleCount'], s['chunks']])).toEqual(
+        X4100_NATIVES.map((n) => [n, `x4100/${n}`, 1, 1]),
+      );
       // META, one SERIES and one CHUNK per device.
       const items = await runItems(env, id);
-      expect(items.map((item) => item.sk).sort()).toEqual(['META', ...X4100_NATIVES.map((n) => `SERIES#${n}`), ...X4100_NATIVES.map((n) => `CHUNK#${n}#00000`)].sort());
+      expect(items.map((item) => item.sk).sort()).toEqual(
+        ['META', ...X4100_NATIVES.map((n) => `SERIES#${n}`), ...X4100_NATIVES.map((n) => `CHUNK#${n}#00000`)].sort(),
+      );
     }
     expect((await meta(runIds[0]!))!['meta']).toEqual({ command: 'iostat -xnz 5 2' });
 
@@ -262,19 +370,63 @@ describe('the four sample logs', () => {
     const series = await byDevice('x4100/c0t0d0');
     expect(series.map((s) => s['runId']).sort()).toEqual([...runIds].sort());
     const last = series.find((s) => s['runId'] === runIds[3]);
-    expect(last).toMatchObject({ type: 'series', sk: 'SERIES#c0t0d0', native: 'c0t0d0', device: 'x4100/c0t0d0', format: 'iostat', sampleCount: 1, tags: {} });
-    expect((last!['summary'] as Record<string, unknown>)['write_iops']).toEqual({ count: 1, mean: 6028.7, min: 6028.7, max: 6028.7, stddev: 0 });
+    expect(last).toMatchObject({
+      type: 'series',
+      sk: 'SERIES#c0t0d0',
+      native: 'c0t0d0',
+      device: 'x4100/c0t0d0',
+      format: 'iostat',
+      sampleCount: 1,
+      tags: {},
+    });
+    expect((last!['summary'] as Record<string, unknown>)['write_iops']).toEqual({
+      count: 1,
+      mean: 6028.7,
+      min: 6028.7,
+      max: 6028.7,
+      stddev: 0,
+    });
     expect(series.find((s) => s['runId'] === runIds[0])!['summary']).toMatchObject({ write_iops: { mean: 84.9 } });
 
     const chunk = await getItem(env, runPk(runIds[3]!), 'CHUNK#c0t0d0#00000');
-    expect(chunk).toMatchObject({ type: 'chunk', native: 'c0t0d0', first: 0, count: 1, reports: '0', sinceBootFirst: true });
+    expect(chunk).toMatchObject({
+      type: 'chunk',
+      native: 'c0t0d0',
+      first: 0,
+      count: 1,
+      reports: '0',
+      sinceBootFirst: true,
+    });
     // Printed columns are stored packed; canonical values come back on read, by the parser's rule.
-    expect(chunk!['raw']).toEqual({ 'r/s': '0', 'w/s': '6028.7', 'kr/s': '0', 'kw/s': '48244.4', wait: '127', actv: '222.2', wsvc_t: '21.1', asvc_t: '36.9', '%w': '80', '%b': '98' });
+    expect(chunk!['raw']).toEqual({
+      'r/s': '0',
+      'w/s': '6028.7',
+      'kr/s': '0',
+      'kw/s': '48244.4',
+      wait: '127',
+      actv: '222.2',
+      wsvc_t: '21.1',
+      asvc_t: '36.9',
+      '%w': '80',
+      '%b': '98',
+    });
     const runMeta = await meta(runIds[3]!);
     const [sample] = chunkSamples(chunk as unknown as ChunkItem, runMeta!['columns'] as IostatColumn[]);
-    expect(sample!.values).toEqual({ iops: 6028.7, read_iops: 0, write_iops: 6028.7, read_kBps: 0, write_kBps: 48244.4, wait_queue: 127, active_queue: 222.2, wait_ms: 21.1, service_ms: 36.9, util_pct: 98 });
+    expect(sample!.values).toEqual({
+      iops: 6028.7,
+      read_iops: 0,
+      write_iops: 6028.7,
+      read_kBps: 0,
+      write_kBps: 48244.4,
+      wait_queue: 127,
+      active_queue: 222.2,
+      wait_ms: 21.1,
+      service_ms: 36.9,
+      util_pct: 98,
+    });
     expect(sample).toMatchObject({ report: 0, sinceBoot: true });
-    for (const n of X4100_NATIVES) expect(await getItem(env, DEVICES_PK, `x4100/${n}`)).toMatchObject({ type: 'device', format: 'iostat' });
+    for (const n of X4100_NATIVES)
+      expect(await getItem(env, DEVICES_PK, `x4100/${n}`)).toMatchObject({ type: 'device', format: 'iostat' });
   });
 });
 
@@ -289,25 +441,46 @@ describe('labels and tags', () => {
     const fromTestName = await upload(`sync-${u}.txt`, SYNC_10M);
     const fromHost = await upload(`linux-${u}.txt`, LINUX);
     const fromFileName = await upload(`x4100-${u}.txt`, X4100);
-    expect(await deliver([fromMeta, fromFolder, fromTestName, fromHost, fromFileName].map((u) => u.event))).toEqual(noFailures);
+    expect(await deliver([fromMeta, fromFolder, fromTestName, fromHost, fromFileName].map((u) => u.event))).toEqual(
+      noFailures,
+    );
 
     const tagMap = { interface: 'SAS', rpm: '10000', medium: 'hdd' };
-    expect(await meta(ids(fromMeta.key, fromMeta.version, 1)[0]!)).toMatchObject({ label: `meta-${u}`, gsi1pk: devicePk(`meta-${u}`), tags: tagMap });
-    expect(await upload_(fromMeta.key, fromMeta.version)).toMatchObject({ status: 'ready', device: `meta-${u}`, tags: tagMap });
+    expect(await meta(ids(fromMeta.key, fromMeta.version, 1)[0]!)).toMatchObject({
+      label: `meta-${u}`,
+      gsi1pk: devicePk(`meta-${u}`),
+      tags: tagMap,
+    });
+    expect(await upload_(fromMeta.key, fromMeta.version)).toMatchObject({
+      status: 'ready',
+      device: `meta-${u}`,
+      tags: tagMap,
+    });
 
     const folderRun = await meta(ids(fromFolder.key, fromFolder.version, 1)[0]!);
     expect(folderRun).toMatchObject({ label: `folder-${u}`, tags: tagMap });
-    expect((folderRun!['series'] as Item[]).map((s) => s['device'])).toEqual(X4100_NATIVES.map((n) => `folder-${u}/${n}`));
+    expect((folderRun!['series'] as Item[]).map((s) => s['device'])).toEqual(
+      X4100_NATIVES.map((n) => `folder-${u}/${n}`),
+    );
     expect((await byDevice(`folder-${u}/c0t1d0`)).map((s) => s['tags'])).toEqual([tagMap, tagMap, tagMap, tagMap]);
 
     // No metadata, no folder: the diskperf test name, the iostat host, else the file name.
-    expect(await meta(ids(fromTestName.key, fromTestName.version, 1)[0]!)).toMatchObject({ label: 'scsi2sd_10M_Sync', tags: {} });
+    expect(await meta(ids(fromTestName.key, fromTestName.version, 1)[0]!)).toMatchObject({
+      label: 'scsi2sd_10M_Sync',
+      tags: {},
+    });
     const linuxRun = await meta(ids(fromHost.key, fromHost.version, 1)[0]!);
     expect(linuxRun).toMatchObject({ label: 'fedora-ws', host: 'fedora-ws', platform: 'linux' });
-    expect((linuxRun!['series'] as Item[]).map((s) => s['device'])).toEqual(['fedora-ws/nvme0n1', 'fedora-ws/sda', 'fedora-ws/sdb', 'fedora-ws/dm-0', 'fedora-ws/zram0']);
+    expect((linuxRun!['series'] as Item[]).map((s) => s['device'])).toEqual([
+      'fedora-ws/nvme0n1',
+      'fedora-ws/sda',
+      'fedora-ws/sdb',
+      'fedora-ws/dm-0',
+      'fedora-ws/zram0',
+    ]);
     const fileRun = await meta(ids(fromFileName.key, fromFileName.version, 1)[0]!);
     expect(fileRun).toMatchObject({ label: `x4100-${u}` });
-    expect((await byDevice(`x4100-${u}/c0t0d0`))).toHaveLength(4);
+    expect(await byDevice(`x4100-${u}/c0t0d0`)).toHaveLength(4);
   });
 
   it('tags that are not key=value fail the upload with a message naming the tag', async () => {
@@ -322,7 +495,9 @@ describe('labels and tags', () => {
   });
 
   it('a multipart upload (ObjectCreated:CompleteMultipartUpload) is ingested like a put', async () => {
-    const up = await upload(`multipart-${uid()}/redux.txt`, REDUX, { eventName: 'ObjectCreated:CompleteMultipartUpload' });
+    const up = await upload(`multipart-${uid()}/redux.txt`, REDUX, {
+      eventName: 'ObjectCreated:CompleteMultipartUpload',
+    });
     expect(await deliver([up.event])).toEqual(noFailures);
     expect(await upload_(up.key, up.version)).toMatchObject({ status: 'ready', runCount: 1 });
   });
@@ -335,9 +510,19 @@ describe('labels and tags', () => {
     expect(odd.event.s3.object.key).toBe(`a%2Bb+${u}+100%25/c%2Bd+(2).txt`);
     expect(await deliver([cafe.event, odd.event])).toEqual(noFailures);
 
-    expect(await upload_('my disks/Café run 1.txt', cafe.version)).toMatchObject({ status: 'ready', key: 'my disks/Café run 1.txt', device: 'my disks' });
-    expect(await meta(ids('my disks/Café run 1.txt', cafe.version, 1)[0]!)).toMatchObject({ label: 'my disks', source: { key: 'my disks/Café run 1.txt' } });
-    expect(await upload_(`a+b ${u} 100%/c+d (2).txt`, odd.version)).toMatchObject({ status: 'ready', device: `a+b ${u} 100%` });
+    expect(await upload_('my disks/Café run 1.txt', cafe.version)).toMatchObject({
+      status: 'ready',
+      key: 'my disks/Café run 1.txt',
+      device: 'my disks',
+    });
+    expect(await meta(ids('my disks/Café run 1.txt', cafe.version, 1)[0]!)).toMatchObject({
+      label: 'my disks',
+      source: { key: 'my disks/Café run 1.txt' },
+    });
+    expect(await upload_(`a+b ${u} 100%/c+d (2).txt`, odd.version)).toMatchObject({
+      status: 'ready',
+      device: `a+b ${u} 100%`,
+    });
   });
 });
 
@@ -350,7 +535,12 @@ describe('object encodings and sizes', () => {
     const gz = await upload(`gz-${u}/x4100.iostat.txt.gz`, gzipSync(X4100), { contentType: 'application/gzip' });
     expect(await deliver([plain.event, gz.event])).toEqual(noFailures);
 
-    expect(await upload_(gz.key, gz.version)).toMatchObject({ status: 'ready', format: 'iostat', device: `gz-${u}`, size: gzipSync(X4100).length });
+    expect(await upload_(gz.key, gz.version)).toMatchObject({
+      status: 'ready',
+      format: 'iostat',
+      device: `gz-${u}`,
+      size: gzipSync(X4100).length,
+    });
     const plainIds = ids(plain.key, plain.version, 4);
     const gzIds = ids(gz.key, gz.version, 4);
     expect((await upload_(gz.key, gz.version))!['runIds']).toEqual(gzIds);
@@ -419,7 +609,9 @@ describe('object encodings and sizes', () => {
       const mine = chunks.filter((c) => c['native'] === native).sort((a, b) => (a.sk < b.sk ? -1 : 1));
       expect(stored['sampleCount']).toBe(reports);
       expect(stored['chunks']).toBe(mine.length);
-      expect(mine.map((c) => c.sk)).toEqual(Array.from({ length: 8 }, (_, n) => `CHUNK#${native}#${String(n).padStart(5, '0')}`));
+      expect(mine.map((c) => c.sk)).toEqual(
+        Array.from({ length: 8 }, (_, n) => `CHUNK#${native}#${String(n).padStart(5, '0')}`),
+      );
       const samples = mine.flatMap((c) => chunkSamples(c as unknown as ChunkItem, run['columns'] as IostatColumn[]));
       const allReports = samples.map((s) => s.report);
       expect(allReports).toEqual(Array.from({ length: reports }, (_, r) => r));
@@ -432,7 +624,10 @@ describe('object encodings and sizes', () => {
       const summary = (stored['summary'] as Record<string, { count: number; mean: number }>)['write_iops']!;
       expect(summary.count).toBe(reports - 1);
       expect(summary.mean).toBeCloseTo(expectedMean, 9);
-      expect(await getItem(env, runPk(id!), `SERIES#${native}`)).toMatchObject({ sampleCount: reports, device: `${up.key.split('/')[0]}/${native}` });
+      expect(await getItem(env, runPk(id!), `SERIES#${native}`)).toMatchObject({
+        sampleCount: reports,
+        device: `${up.key.split('/')[0]}/${native}`,
+      });
     }
   });
 
@@ -444,14 +639,21 @@ describe('object encodings and sizes', () => {
     const record = await upload_(up.key, up.version);
     const items = await runItems(env, id!);
     const sizes = items.map((i) => [i.sk, jsonBytes(i)] as const).filter(([, size]) => size >= ITEM_LIMIT);
-    expect({ response, status: record?.['status'], oversized: sizes }).toEqual({ response: noFailures, status: 'ready', oversized: [] });
+    expect({ response, status: record?.['status'], oversized: sizes }).toEqual({
+      response: noFailures,
+      status: 'ready',
+      oversized: [],
+    });
     expect(items.filter((i) => i.sk.startsWith('SERIES#'))).toHaveLength(700);
     expect(items.filter((i) => i.sk.startsWith('CHUNK#'))).toHaveLength(700);
     // Too many series for the META item: it counts them, the SERIES items hold the summaries.
     const run = items.find((i) => i.sk === 'META')!;
     expect(run).toMatchObject({ seriesCount: 700, reports: 3 });
     expect(run['series']).toBeUndefined();
-    expect(await getItem(env, runPk(id!), 'SERIES#c44t11d0')).toMatchObject({ device: `${up.key.split('/')[0]}/c44t11d0`, sampleCount: 3 });
+    expect(await getItem(env, runPk(id!), 'SERIES#c44t11d0')).toMatchObject({
+      device: `${up.key.split('/')[0]}/c44t11d0`,
+      sampleCount: 3,
+    });
   });
 });
 
@@ -481,7 +683,10 @@ describe('delivery', () => {
     // The same content delivered once, under another key, gives the same runs.
     const single = await upload(`replay-single-${uid()}/x4100.txt`, X4100);
     expect(await deliver([single.event])).toEqual(noFailures);
-    for (const [i, id] of runIds.entries()) expect(contentOf(await runItems(env, id))).toEqual(contentOf(await runItems(env, ids(single.key, single.version, 4)[i]!)));
+    for (const [i, id] of runIds.entries())
+      expect(contentOf(await runItems(env, id))).toEqual(
+        contentOf(await runItems(env, ids(single.key, single.version, 4)[i]!)),
+      );
   });
 
   it('a re-upload with new content replaces the old runs and moves CURRENT', async () => {
@@ -497,7 +702,16 @@ describe('delivery', () => {
     const [newId] = ids(key, second.version, 1);
     expect(await runItems(env, oldId!)).toEqual([]);
     expect(await meta(newId!)).toMatchObject({ name: 'scsi2sd_redux' });
-    expect(await current(key)).toEqual({ pk: objectPk(env.bucket, key), sk: 'CURRENT', type: 'object', version: second.version, sequencer: sortableSequencer(second.event.s3.object.sequencer), runCount: 1, deleted: false, pending: [] });
+    expect(await current(key)).toEqual({
+      pk: objectPk(env.bucket, key),
+      sk: 'CURRENT',
+      type: 'object',
+      version: second.version,
+      sequencer: sortableSequencer(second.event.s3.object.sequencer),
+      runCount: 1,
+      deleted: false,
+      pending: [],
+    });
     expect(await upload_(key, second.version)).toMatchObject({ status: 'ready', runIds: [newId] });
     // The replaced version keeps its upload record.
     expect(await upload_(key, first.version)).toMatchObject({ version: first.version });
@@ -551,7 +765,12 @@ describe('delivery', () => {
     expect(await deliver([a2.event])).toEqual(noFailures);
 
     const cur = await current(key);
-    expect({ version: cur?.['version'], deleted: cur?.['deleted'], runCount: cur?.['runCount'], meta: (await meta(ids(key, a2.version, 1)[0]!)) !== undefined }).toEqual({ version: a2.version, deleted: false, runCount: 1, meta: true });
+    expect({
+      version: cur?.['version'],
+      deleted: cur?.['deleted'],
+      runCount: cur?.['runCount'],
+      meta: (await meta(ids(key, a2.version, 1)[0]!)) !== undefined,
+    }).toEqual({ version: a2.version, deleted: false, runCount: 1, meta: true });
   });
 
   it('an older event arriving after a newer one is stale and leaves the newer runs', async () => {
@@ -568,7 +787,12 @@ describe('delivery', () => {
     expect(await meta(newId!)).toMatchObject({ name: 'scsi2sd_redux' });
     expect(await runItems(env, ids(key, oldVersion, 1)[0]!)).toEqual([]);
     // Read after the newer one was current: it ends replaced by it, never ready.
-    expect(await upload_(key, oldVersion)).toMatchObject({ status: 'replaced', replacedBy: newVersion, runIds: [], gsi2pk: 'STATUS#replaced#PAST' });
+    expect(await upload_(key, oldVersion)).toMatchObject({
+      status: 'replaced',
+      replacedBy: newVersion,
+      runIds: [],
+      gsi2pk: 'STATUS#replaced#PAST',
+    });
     expect((await byDevice(key.split('/')[0]!)).map((i) => i['runId'])).toEqual([newId]);
   });
 
@@ -584,14 +808,22 @@ describe('delivery', () => {
     expect(await upload_(key, second.version)).toMatchObject({ status: 'ready', runCount: 1, gsi2pk: 'STATUS#ready' });
     // The ready and the failed version before it are replaced by the new one, listed as history only.
     for (const old of [first, bad]) {
-      expect(await upload_(key, old.version)).toMatchObject({ status: 'replaced', replacedBy: second.version, gsi2pk: 'STATUS#replaced#PAST', updatedAt: NOW });
+      expect(await upload_(key, old.version)).toMatchObject({
+        status: 'replaced',
+        replacedBy: second.version,
+        gsi2pk: 'STATUS#replaced#PAST',
+        updatedAt: NOW,
+      });
     }
     // The failure's reason is kept in details.
     expect((await upload_(key, bad.version))?.['details']).toContain('no diskperf or iostat data');
     expect(await runItems(env, ids(key, first.version, 1)[0]!)).toEqual([]);
-    const mine = (uploads: { key: string; version: string; status: string }[]) => uploads.filter((x) => x.key === key).map((x) => `${x.version} ${x.status}`);
+    const mine = (uploads: { key: string; version: string; status: string }[]) =>
+      uploads.filter((x) => x.key === key).map((x) => `${x.version} ${x.status}`);
     expect(mine((await pageUploads(env, { limit: 1000 })).uploads)).toEqual([`${second.version} ready`]);
-    expect(mine((await pageUploads(env, { limit: 1000, history: true })).uploads).sort()).toEqual([`${first.version} replaced`, `${bad.version} replaced`, `${second.version} ready`].sort());
+    expect(mine((await pageUploads(env, { limit: 1000, history: true })).uploads).sort()).toEqual(
+      [`${first.version} replaced`, `${bad.version} replaced`, `${second.version} ready`].sort(),
+    );
 
     // Delivered again, nothing changes.
     const before = await itemsOfKey(env, env.bucket, key);
@@ -604,12 +836,18 @@ describe('delivery', () => {
     const versions = [await upload(key, INDY_300G), await upload(key, PROSE), await upload(key, REDUX)];
     for (const v of versions) expect(await deliver([v.event])).toEqual(noFailures);
     expect(await deliver([removed(key)])).toEqual(noFailures);
-    for (const v of versions) expect(await upload_(key, v.version)).toMatchObject({ status: 'deleted', message: 'the key was deleted; its runs were removed' });
+    for (const v of versions)
+      expect(await upload_(key, v.version)).toMatchObject({
+        status: 'deleted',
+        message: 'the key was deleted; its runs were removed',
+      });
     for (const v of versions) expect(await runItems(env, ids(key, v.version, 1)[0]!)).toEqual([]);
     // The newest version stands for the key; the others are history.
     expect((await upload_(key, versions[2]!.version))?.['gsi2pk']).toBe('STATUS#deleted');
-    for (const v of versions.slice(0, 2)) expect((await upload_(key, v.version))?.['gsi2pk']).toBe('STATUS#deleted#PAST');
-    const mine = (uploads: { key: string; version: string; status: string }[]) => uploads.filter((x) => x.key === key).map((x) => `${x.version} ${x.status}`);
+    for (const v of versions.slice(0, 2))
+      expect((await upload_(key, v.version))?.['gsi2pk']).toBe('STATUS#deleted#PAST');
+    const mine = (uploads: { key: string; version: string; status: string }[]) =>
+      uploads.filter((x) => x.key === key).map((x) => `${x.version} ${x.status}`);
     expect(mine((await pageUploads(env, { limit: 1000 })).uploads)).toEqual([`${versions[2]!.version} deleted`]);
     expect(mine((await pageUploads(env, { limit: 1000, history: true })).uploads)).toHaveLength(3);
 
@@ -617,7 +855,10 @@ describe('delivery', () => {
     const again = await upload(key, SYNC_10M);
     expect(await deliver([again.event])).toEqual(noFailures);
     expect(mine((await pageUploads(env, { limit: 1000 })).uploads)).toEqual([`${again.version} ready`]);
-    expect(await upload_(key, versions[2]!.version)).toMatchObject({ status: 'deleted', gsi2pk: 'STATUS#deleted#PAST' });
+    expect(await upload_(key, versions[2]!.version)).toMatchObject({
+      status: 'deleted',
+      gsi2pk: 'STATUS#deleted#PAST',
+    });
   });
 
   it('ObjectRemoved removes the key runs and marks its record deleted; the object stays in S3', async () => {
@@ -628,13 +869,20 @@ describe('delivery', () => {
     expect(await meta(runIds[0]!)).toBeDefined();
 
     const gone = removed(key);
-    expect(gone.s3.object).toEqual({ key: encodeURIComponent(key).replace(/%2F/g, '/'), sequencer: expect.any(String) });
+    expect(gone.s3.object).toEqual({
+      key: encodeURIComponent(key).replace(/%2F/g, '/'),
+      sequencer: expect.any(String),
+    });
     expect(await deliver([gone])).toEqual(noFailures);
     for (const id of runIds) expect(await runItems(env, id)).toEqual([]);
     const record = await upload_(key, up.version);
     expect(record).toMatchObject({ status: 'deleted', runIds, gsi2pk: 'STATUS#deleted' });
     expect(record!['message']).toMatch(/deleted/);
-    expect(await current(key)).toMatchObject({ deleted: true, runCount: 0, sequencer: sortableSequencer(gone.s3.object.sequencer) });
+    expect(await current(key)).toMatchObject({
+      deleted: true,
+      runCount: 0,
+      sequencer: sortableSequencer(gone.s3.object.sequencer),
+    });
     expect(await byDevice(`${key.split('/')[0]}/c0t0d0`)).toEqual([]);
     const head = await env.s3.send(new HeadObjectCommand({ Bucket: env.bucket, Key: key }));
     expect(head.ContentLength).toBe(X4100.length);
@@ -682,8 +930,16 @@ describe('delivery', () => {
 
     // `aws s3api delete-object --version-id <v1>`: S3 sends ObjectRemoved:Delete with v1's versionId.
     expect(await deliver([removed(key, { versionId: v1Version })])).toEqual(noFailures);
-    const after = { current: await current(key), v2Record: (await upload_(key, v2Version))?.['status'], v2Meta: (await meta(v2Run!)) !== undefined };
-    expect(after).toMatchObject({ current: { version: v2Version, runCount: 1, deleted: false }, v2Record: 'ready', v2Meta: true });
+    const after = {
+      current: await current(key),
+      v2Record: (await upload_(key, v2Version))?.['status'],
+      v2Meta: (await meta(v2Run!)) !== undefined,
+    };
+    expect(after).toMatchObject({
+      current: { version: v2Version, runCount: 1, deleted: false },
+      v2Record: 'ready',
+      v2Meta: true,
+    });
   });
 });
 
@@ -692,8 +948,12 @@ describe('delivery', () => {
 describe('failures', () => {
   it('garbage files fail with a readable message and line while the rest of the batch succeeds', async () => {
     const u = uid();
-    const random = await upload(`garbage-${u}/random.bin`, randomBytes(4096), { contentType: 'application/octet-stream' });
-    const randomFixed = await upload(`garbage-${u}/random-fixed.bin`, RANDOM_BYTES, { contentType: 'application/octet-stream' });
+    const random = await upload(`garbage-${u}/random.bin`, randomBytes(4096), {
+      contentType: 'application/octet-stream',
+    });
+    const randomFixed = await upload(`garbage-${u}/random-fixed.bin`, RANDOM_BYTES, {
+      contentType: 'application/octet-stream',
+    });
     const prose = await upload(`garbage-${u}/prose.txt`, PROSE);
     const nul = await upload(`garbage-${u}/nul-on-line-5.txt`, fixture('bad/nul-byte-on-line-5.iostat.txt'));
     const truncated = await upload(`garbage-${u}/truncated.txt.gz`, fixture('bad/truncated-gzip.iostat.txt.gz'));
@@ -706,16 +966,34 @@ describe('failures', () => {
     expect(r).toMatchObject({ status: 'failed', runIds: [], runCount: 0, gsi2pk: 'STATUS#failed' });
     expect(r!['message']).toMatch(/^line \d+: binary content/);
     expect(r!['details']).toMatch(new RegExp(`^${random.key}:\\d+: binary content`));
-    expect(await upload_(randomFixed.key, randomFixed.version)).toMatchObject({ status: 'failed', line: 1, message: expect.stringMatching(/^line 1: binary content/) });
+    expect(await upload_(randomFixed.key, randomFixed.version)).toMatchObject({
+      status: 'failed',
+      line: 1,
+      message: expect.stringMatching(/^line 1: binary content/),
+    });
     const p = await upload_(prose.key, prose.version);
     expect(p).toMatchObject({ status: 'failed', line: 0, runIds: [] });
     // Short, without the key or a line 0; the whole explanation in details.
-    expect(p!['message']).toBe('no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report');
+    expect(p!['message']).toBe(
+      'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report',
+    );
     expect(p!['details']).toContain(`${prose.key}: no diskperf or iostat data`);
     expect(p!['details']).toContain('benchdrop reads: IRIX diskperf');
-    expect(await upload_(nul.key, nul.version)).toMatchObject({ status: 'failed', line: 5, message: expect.stringMatching(/^line 5: binary content/) });
-    expect(await upload_(truncated.key, truncated.version)).toMatchObject({ status: 'failed', line: 0, message: expect.stringContaining('a damaged gzip file') });
-    expect(await upload_(empty.key, empty.version)).toMatchObject({ status: 'failed', line: 0, message: expect.stringContaining('an empty file') });
+    expect(await upload_(nul.key, nul.version)).toMatchObject({
+      status: 'failed',
+      line: 5,
+      message: expect.stringMatching(/^line 5: binary content/),
+    });
+    expect(await upload_(truncated.key, truncated.version)).toMatchObject({
+      status: 'failed',
+      line: 0,
+      message: expect.stringContaining('a damaged gzip file'),
+    });
+    expect(await upload_(empty.key, empty.version)).toMatchObject({
+      status: 'failed',
+      line: 0,
+      message: expect.stringContaining('an empty file'),
+    });
     expect(await upload_(good.key, good.version)).toMatchObject({ status: 'ready' });
 
     // A failed version never becomes current and leaves nothing but its record
@@ -723,7 +1001,9 @@ describe('failures', () => {
     const scanned = await scanAll(env);
     for (const x of bad) {
       expect(await current(x.key)).toBeUndefined();
-      expect((await itemsOfKey(env, env.bucket, x.key, 64, scanned)).map((i) => i.pk)).toEqual([uploadPk(env.bucket, x.key)]);
+      expect((await itemsOfKey(env, env.bucket, x.key, 64, scanned)).map((i) => i.pk)).toEqual([
+        uploadPk(env.bucket, x.key),
+      ]);
     }
     // The failed ones are listed by status.
     const failed = await queryAll(env, 'STATUS#failed', INDEXES.byStatus);
@@ -733,7 +1013,10 @@ describe('failures', () => {
   it('a long parse error: a message under 200 characters with its line and what to do, never the key; the whole text in details', async () => {
     const key = `long-error-${uid()}/${'k'.repeat(120)}.txt`;
     // A header with no rows under it: the parser explains at length what it expected.
-    const up = await upload(key, `prose first\n${'x'.repeat(3000)}\n  r/s  w/s kr/s kw/s wait actv wsvc_t asvc_t %w %b device\nmore prose\n`);
+    const up = await upload(
+      key,
+      `prose first\n${'x'.repeat(3000)}\n  r/s  w/s kr/s kw/s wait actv wsvc_t asvc_t %w %b device\nmore prose\n`,
+    );
     expect(await deliver([up.event])).toEqual(noFailures);
     const record = await upload_(key, up.version);
     expect(record).toMatchObject({ status: 'failed' });
@@ -751,7 +1034,14 @@ describe('failures', () => {
 
   it('an event for an object that no longer exists ends deleted, saying so', async () => {
     const key = `vanished-${uid()}/log.txt`;
-    const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: 10, eTag: 'd41d8cd98f00b204e9800998ecf8427e', sequencer: sequencer() });
+    const event = s3EventRecord({
+      eventName: 'ObjectCreated:Put',
+      bucket: env.bucket,
+      key,
+      size: 10,
+      eTag: 'd41d8cd98f00b204e9800998ecf8427e',
+      sequencer: sequencer(),
+    });
     expect(await deliver([event])).toEqual(noFailures);
     const record = await upload_(key, objectRefOf(event).version);
     expect(record).toMatchObject({ status: 'deleted', line: 0, message: 'the object was deleted before it was read' });
@@ -773,7 +1063,14 @@ describe('failures', () => {
     const beforeKeys = new Set(before.map((i) => `${i.pk}\u0000${i.sk}`));
     const added = after.filter((i) => !beforeKeys.has(`${i.pk}\u0000${i.sk}`)).map((i) => i.pk);
     const goodLabel = good.key.split('/')[0]!;
-    expect(added.sort()).toEqual([DEVICES_PK, objectPk(env.bucket, good.key), runPk(ids(good.key, good.version, 1)[0]!), uploadPk(env.bucket, good.key)].sort());
+    expect(added.sort()).toEqual(
+      [
+        DEVICES_PK,
+        objectPk(env.bucket, good.key),
+        runPk(ids(good.key, good.version, 1)[0]!),
+        uploadPk(env.bucket, good.key),
+      ].sort(),
+    );
     expect(after.find((i) => i.pk === DEVICES_PK && i.sk === goodLabel)).toBeDefined();
   });
 
@@ -792,16 +1089,24 @@ describe('failures', () => {
     expect((await upload_(b.key, b.version))?.['status']).not.toBe('ready');
 
     // SQS redelivers the failed message only.
-    expect(await deliver([b.event], { messageIds: [messageIds[1]!], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
+    expect(await deliver([b.event], { messageIds: [messageIds[1]!], receiveCount: 2 }, faulty.deps)).toEqual(
+      noFailures,
+    );
     expect(await upload_(b.key, b.version)).toMatchObject({ status: 'ready', runIds: ids(b.key, b.version, 4) });
   });
 
   it('a transient failure after the runs were written (moving CURRENT) is retried to the same items', async () => {
     const key = `transient-late-${uid()}/x4100.txt`;
     const up = await upload(key, X4100);
-    const faulty = throttled(deps, (input, command) => command === 'PutCommand' && input.includes(`"${objectPk(env.bucket, key)}"`), 1);
+    const faulty = throttled(
+      deps,
+      (input, command) => command === 'PutCommand' && input.includes(`"${objectPk(env.bucket, key)}"`),
+      1,
+    );
     const [messageId] = [randomUUID()];
-    expect(await deliver([up.event], { messageIds: [messageId!] }, faulty.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+    expect(await deliver([up.event], { messageIds: [messageId!] }, faulty.deps)).toEqual({
+      batchItemFailures: [{ itemIdentifier: messageId }],
+    });
     expect(await upload_(key, up.version)).toMatchObject({ status: 'processing' });
     expect(await current(key)).toBeUndefined();
 
@@ -819,15 +1124,24 @@ describe('failures', () => {
     const [oldRun] = ids(key, v1.version, 1);
     const v2 = await upload(key, REDUX);
     // CURRENT has moved to v2 when the old runs are looked up for deletion: that call fails once.
-    const faulty = throttled(deps, (input, command) => command === 'QueryCommand' && input.includes(`"${runPk(oldRun!)}"`), 1);
+    const faulty = throttled(
+      deps,
+      (input, command) => command === 'QueryCommand' && input.includes(`"${runPk(oldRun!)}"`),
+      1,
+    );
     const messageId = randomUUID();
-    expect(await deliver([v2.event], { messageIds: [messageId] }, faulty.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+    expect(await deliver([v2.event], { messageIds: [messageId] }, faulty.deps)).toEqual({
+      batchItemFailures: [{ itemIdentifier: messageId }],
+    });
     expect(faulty.thrown()).toBe(1);
 
     expect(await deliver([v2.event], { messageIds: [messageId], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
     expect(await upload_(key, v2.version)).toMatchObject({ status: 'ready' });
     expect(await current(key)).toMatchObject({ version: v2.version, runCount: 1 });
-    expect({ oldRunItems: (await runItems(env, oldRun!)).length, byDevice: (await byDevice(key.split('/')[0]!)).map((i) => i['name']) }).toEqual({ oldRunItems: 0, byDevice: ['scsi2sd_redux'] });
+    expect({
+      oldRunItems: (await runItems(env, oldRun!)).length,
+      byDevice: (await byDevice(key.split('/')[0]!)).map((i) => i['name']),
+    }).toEqual({ oldRunItems: 0, byDevice: ['scsi2sd_redux'] });
   });
 
   it('a transient failure while removing a deleted key runs is retried until they are gone', async () => {
@@ -835,13 +1149,22 @@ describe('failures', () => {
     const up = await upload(key, REDUX);
     expect(await deliver([up.event])).toEqual(noFailures);
     const [run] = ids(key, up.version, 1);
-    const faulty = throttled(deps, (input, command) => command === 'QueryCommand' && input.includes(`"${runPk(run!)}"`), 1);
+    const faulty = throttled(
+      deps,
+      (input, command) => command === 'QueryCommand' && input.includes(`"${runPk(run!)}"`),
+      1,
+    );
     const gone = removed(key);
     const messageId = randomUUID();
-    expect(await deliver([gone], { messageIds: [messageId] }, faulty.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+    expect(await deliver([gone], { messageIds: [messageId] }, faulty.deps)).toEqual({
+      batchItemFailures: [{ itemIdentifier: messageId }],
+    });
 
     expect(await deliver([gone], { messageIds: [messageId], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
-    expect({ runItems: (await runItems(env, run!)).length, status: (await upload_(key, up.version))?.['status'] }).toEqual({ runItems: 0, status: 'deleted' });
+    expect({
+      runItems: (await runItems(env, run!)).length,
+      status: (await upload_(key, up.version))?.['status'],
+    }).toEqual({ runItems: 0, status: 'deleted' });
   });
 
   it('a failure before the runs are complete leaves their label unlisted; the redelivery lists it', async () => {
@@ -849,9 +1172,15 @@ describe('failures', () => {
     const up = await upload(`${label}/redux.txt`, REDUX);
     const [id] = ids(up.key, up.version, 1);
     // The batch write of the run's META fails (the SDK's retries spent): the run is not complete.
-    const faulty = throttled(deps, (input, command) => command === 'BatchWriteCommand' && input.includes(`"${runPk(id!)}","sk":"META"`), 1);
+    const faulty = throttled(
+      deps,
+      (input, command) => command === 'BatchWriteCommand' && input.includes(`"${runPk(id!)}","sk":"META"`),
+      1,
+    );
     const messageId = randomUUID();
-    expect(await deliver([up.event], { messageIds: [messageId] }, faulty.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+    expect(await deliver([up.event], { messageIds: [messageId] }, faulty.deps)).toEqual({
+      batchItemFailures: [{ itemIdentifier: messageId }],
+    });
     expect(faulty.thrown()).toBe(1);
     expect(await getItem(env, DEVICES_PK, label)).toBeUndefined();
 
@@ -867,9 +1196,15 @@ describe('failures', () => {
     expect(await deliver([v1.event])).toEqual(noFailures);
     const v2 = await upload(key, REDUX, { metadata: { device: `new-${u}` } });
     // Looking up the old label (is any other run using it?) fails once.
-    const faulty = throttled(deps, (input, command) => command === 'GetCommand' && input.includes(`"sk":"old-${u}"`), 1);
+    const faulty = throttled(
+      deps,
+      (input, command) => command === 'GetCommand' && input.includes(`"sk":"old-${u}"`),
+      1,
+    );
     const messageId = randomUUID();
-    expect(await deliver([v2.event], { messageIds: [messageId] }, faulty.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+    expect(await deliver([v2.event], { messageIds: [messageId] }, faulty.deps)).toEqual({
+      batchItemFailures: [{ itemIdentifier: messageId }],
+    });
     expect(faulty.thrown()).toBe(1);
 
     expect(await deliver([v2.event], { messageIds: [messageId], receiveCount: 2 }, faulty.deps)).toEqual(noFailures);
@@ -879,7 +1214,11 @@ describe('failures', () => {
   });
 
   it('the function builds its DynamoDB client to ride out throttling (INGEST_DYNAMODB_ATTEMPTS per call)', async () => {
-    const built = ingestDeps({ [ENV.tableName]: 'x', [ENV.dynamodbEndpoint]: env.dynamodbEndpoint, [ENV.s3Endpoint]: env.s3Endpoint });
+    const built = ingestDeps({
+      [ENV.tableName]: 'x',
+      [ENV.dynamodbEndpoint]: env.dynamodbEndpoint,
+      [ENV.s3Endpoint]: env.s3Endpoint,
+    });
     try {
       expect(await built.db.config.maxAttempts()).toBe(INGEST_DYNAMODB_ATTEMPTS);
       expect(await built.db.config.endpoint?.()).toMatchObject({ hostname: '127.0.0.1' });
@@ -893,12 +1232,22 @@ describe('failures', () => {
   it('a .gz upload whose download breaks off mid-object is retried, not failed as a damaged gzip file', async () => {
     const key = `cut-${uid()}/x4100-long.iostat.txt.gz`;
     // Large enough (a few hundred KB compressed) that the answer breaks off well inside the gzip data.
-    const up = await upload(key, gzipSync(solarisIostatLog({ reports: 3000, devices: solarisDevices(16), host: 'cut' })));
-    const proxy = await startFaultProxy({ target: env.s3Endpoint, service: 's3', faultRate: 1, variants: ['reset:mid-answer'] });
+    const up = await upload(
+      key,
+      gzipSync(solarisIostatLog({ reports: 3000, devices: solarisDevices(16), host: 'cut' })),
+    );
+    const proxy = await startFaultProxy({
+      target: env.s3Endpoint,
+      service: 's3',
+      faultRate: 1,
+      variants: ['reset:mid-answer'],
+    });
     const s3 = createS3Client({ region: REGION, s3Endpoint: proxy.endpoint, credentials: S3RVER_CREDENTIALS });
     try {
       const messageId = randomUUID();
-      expect(await deliver([up.event], { messageIds: [messageId] }, { ...deps, s3 })).toEqual({ batchItemFailures: [{ itemIdentifier: messageId }] });
+      expect(await deliver([up.event], { messageIds: [messageId] }, { ...deps, s3 })).toEqual({
+        batchItemFailures: [{ itemIdentifier: messageId }],
+      });
       expect(proxy.counts.variants).toEqual({ 'reset:mid-answer': 1 });
       expect(await upload_(key, up.version)).toMatchObject({ status: 'processing' });
     } finally {
@@ -926,7 +1275,11 @@ function throttled(base: IngestDeps, matches: (input: string, command: string) =
         if (left > 0 && matches(JSON.stringify(command.input), command.constructor.name)) {
           left--;
           thrown++;
-          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400, attempts: 3 } });
+          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+            name: 'ThrottlingException',
+            $fault: 'client',
+            $metadata: { httpStatusCode: 400, attempts: 3 },
+          });
         }
         return send(command, ...rest);
       };
@@ -934,4 +1287,3 @@ function throttled(base: IngestDeps, matches: (input: string, command: string) =
   });
   return { deps: { ...base, db } as IngestDeps, thrown: () => thrown };
 }
-

@@ -18,8 +18,8 @@
  *   from the algorithm (test/support/sigv4.ts) checks what S3 would; s3rver does
  *   check the expiry, and ingest checks the size again.
  */
-import { serveApi, type ServedApi } from '../support/api-server.ts';
-import '../support/quiet.ts';
+import { serveApi, type ServedApi } from '../../harness/api-server.ts';
+import '../../harness/quiet.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -34,14 +34,39 @@ import type { ApiEvent } from '../../functions/api/http.ts';
 import { createUpload, UPLOAD_URL_SECONDS } from '../../functions/api/routes.ts';
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
-import { MAX_PAGE, type ApiError, type DeviceEntry, type PresignedUpload, type RunListing, type UploadListing } from '../../shared/api.ts';
+import {
+  MAX_PAGE,
+  type ApiError,
+  type DeviceEntry,
+  type PresignedUpload,
+  type RunListing,
+  type UploadListing,
+} from '../../shared/api.ts';
 import { objectRefOf } from '../../shared/ingest.ts';
 import { MAX_MESSAGE_LENGTH } from '../../shared/ingest/deps.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from '../../shared/selectors.ts';
-import { chunkSk, devicePk, DEVICES_PK, KEY_SEPARATOR, objectPk, runId, runPk, seriesSk, statusPk, uploadPk, uploadSk } from '../../shared/store/keys.ts';
+import {
+  chunkSk,
+  devicePk,
+  DEVICES_PK,
+  KEY_SEPARATOR,
+  objectPk,
+  runId,
+  runPk,
+  seriesSk,
+  statusPk,
+  uploadPk,
+  uploadSk,
+} from '../../shared/store/keys.ts';
 import { createS3Client } from '../../shared/aws.ts';
-import { REGION, S3RVER_CREDENTIALS, startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
-import { lambdaContext } from '../support/lambda.ts';
+import {
+  REGION,
+  S3RVER_CREDENTIALS,
+  startEmulators,
+  type Emulators,
+  type PutOptions,
+} from '../../harness/emulators.ts';
+import { lambdaContext } from '../../harness/lambda.ts';
 import { verifyPresignedRequest, type SentRequest } from '../support/sigv4.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,7 +89,14 @@ const MISSING_TABLE = `benchdrop-missing-${uid()}`;
 
 async function ingest(key: string, body: Uint8Array, options: PutOptions = {}): Promise<string> {
   const put = await env.put(key, body, options);
-  const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag, sequencer: sequencer() });
+  const event = s3EventRecord({
+    eventName: 'ObjectCreated:Put',
+    bucket: env.bucket,
+    key,
+    size: put.size,
+    eTag: put.eTag,
+    sequencer: sequencer(),
+  });
   const response = (await ingestHandler(sqsEvent([event]), lambdaContext())) as SQSBatchResponse;
   expect(response).toEqual({ batchItemFailures: [] });
   return objectRefOf(event).version;
@@ -77,7 +109,9 @@ beforeAll(async () => {
   setApiDeps(deps);
   // Something in every kind of item: uploads, objects, runs, series, chunks, devices.
   reduxVersion = await ingest('irix-indy-scsi2sd-redux.diskperf.txt', REDUX);
-  await ingest('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', X4100, { metadata: { tags: 'interface=SAS;rpm=10000' } });
+  await ingest('x4100/solaris-10-x4100-sas-maxcontig.iostat.txt', X4100, {
+    metadata: { tags: 'interface=SAS;rpm=10000' },
+  });
   served = await serveApi();
   api = served.url;
 }, 60_000);
@@ -120,11 +154,19 @@ function send(req: Req): Promise<Res> {
   const url = new URL(api);
   return new Promise((resolve, reject) => {
     const r = httpRequest(
-      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: { ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}), ...req.headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers: { ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}), ...req.headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );
@@ -133,8 +175,15 @@ function send(req: Req): Promise<Res> {
   });
 }
 
-const get = (path: string, query: Record<string, string> = {}): Req => ({ method: 'GET', path: `${path}${Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}` });
-const post = (body: unknown): Req => ({ method: 'POST', path: '/uploads', body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) });
+const get = (path: string, query: Record<string, string> = {}): Req => ({
+  method: 'GET',
+  path: `${path}${Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
+});
+const post = (body: unknown): Req => ({
+  method: 'POST',
+  path: '/uploads',
+  body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
+});
 
 /** The request as text, so a name the caller sent may be echoed back (it is theirs, not ours). */
 function requestText(req: Req): string {
@@ -150,13 +199,19 @@ function requestText(req: Req): string {
 /** What no answer may contain (unless the request itself holds it). */
 function leakPatterns(): [string, RegExp | string][] {
   return [
-    ['a stack frame', /\n\s*at\s|\bat\s+(?:async\s+)?[\w.$<>]+\s+\(|\(?(?:file:\/\/|node:)?\/?[\w./@-]+\.(?:ts|js|mjs|cjs):\d+:\d+/],
+    [
+      'a stack frame',
+      /\n\s*at\s|\bat\s+(?:async\s+)?[\w.$<>]+\s+\(|\(?(?:file:\/\/|node:)?\/?[\w./@-]+\.(?:ts|js|mjs|cjs):\d+:\d+/,
+    ],
     ['a file path', /(?:^|[\s"'(=])\/(?:[\w.@-]+\/)+[\w.@-]+\.(?:ts|js|mjs|cjs|json)\b/],
     ['node_modules', 'node_modules'],
     ['the repository path', ROOT],
     ['the temp directory', tmpdir()],
     ['an error class name', /\b[A-Z][A-Za-z]*(?:Exception|Error)\b/],
-    ['SDK or library internals', /\$metadata|\$fault|httpStatusCode|smithy|aws-sdk|@aws-|dynalite|s3rver|middy|powertools/i],
+    [
+      'SDK or library internals',
+      /\$metadata|\$fault|httpStatusCode|smithy|aws-sdk|@aws-|dynalite|s3rver|middy|powertools/i,
+    ],
     ['the table name', env.tableName],
     ['the missing table name', MISSING_TABLE],
     ['the bucket name', env.bucket],
@@ -195,7 +250,13 @@ function checkRefusal(res: Res, req: Req, status: number): ApiError {
   expect(body.error.message, label).not.toContain('\n');
   if (status === 500) {
     expect(body.error.requestId, label).toMatch(/^[\w=+/-]{1,64}$/);
-    expect(body, label).toEqual({ error: { code: 'internal', message: `internal error (request id ${body.error.requestId})`, requestId: body.error.requestId } });
+    expect(body, label).toEqual({
+      error: {
+        code: 'internal',
+        message: `internal error (request id ${body.error.requestId})`,
+        requestId: body.error.requestId,
+      },
+    });
   } else {
     expect(body.error.requestId, label).toBeUndefined();
   }
@@ -235,7 +296,7 @@ const BAD_SELECTORS: string[] = [
 ];
 
 describe('API errors reveal nothing internal', () => {
-  it('the leak check finds each kind of leak it looks for (and not the caller\'s own words)', () => {
+  it("the leak check finds each kind of leak it looks for (and not the caller's own words)", () => {
     const req = get('/devices');
     const leaky = [
       `Error: boom\n    at listDevices (${ROOT}/shared/store/read.ts:120:11)`,
@@ -253,7 +314,12 @@ describe('API errors reveal nothing internal', () => {
     ];
     for (const text of leaky) expect(leaksIn({ status: 500, headers: {}, text }, req), text).not.toEqual([]);
     // What the caller sent may come back: it is theirs.
-    expect(leaksIn({ status: 400, headers: {}, text: 'a: "RUN#x": not a device or host pattern' }, get('/compare', { a: 'RUN#x' }))).toEqual([]);
+    expect(
+      leaksIn(
+        { status: 400, headers: {}, text: 'a: "RUN#x": not a device or host pattern' },
+        get('/compare', { a: 'RUN#x' }),
+      ),
+    ).toEqual([]);
     expect(leaksIn({ status: 400, headers: {}, text: 'internal error (request id 1b2c)' }, req)).toEqual([]);
   });
 
@@ -308,7 +374,9 @@ describe('API errors reveal nothing internal', () => {
     for (const req of cases) {
       const body = checkRefusal(await send(req), req, 400);
       expect(body.error.code).toBe('bad_request');
-      expect(body.error.message, req.path.slice(0, 100)).toMatch(/^(?:[A-Za-z][\w.-]*(?:, [\w.-]+)*(?: and \d+ more)?: |A \(|B \()/);
+      expect(body.error.message, req.path.slice(0, 100)).toMatch(
+        /^(?:[A-Za-z][\w.-]*(?:, [\w.-]+)*(?: and \d+ more)?: |A \(|B \()/,
+      );
     }
     expect(cases).toHaveLength(BAD_SELECTORS.length * 2 + 20);
   });
@@ -316,7 +384,21 @@ describe('API errors reveal nothing internal', () => {
   it('malformed, oversized and hostile POST /uploads bodies are a 400 (413 over the local 1 MiB cap)', async () => {
     const nested = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
     const cases: [Req, number][] = [
-      ...['', '{', '}', '[]', '[1,2]', '"key"', 'null', 'true', '1', '{"key":"a","size":1', "{'key':'a'}", '{"key":"a","size":1}}', nested].map((body) => [post(body), 400] as [Req, number]),
+      ...[
+        '',
+        '{',
+        '}',
+        '[]',
+        '[1,2]',
+        '"key"',
+        'null',
+        'true',
+        '1',
+        '{"key":"a","size":1',
+        "{'key':'a'}",
+        '{"key":"a","size":1}}',
+        nested,
+      ].map((body) => [post(body), 400] as [Req, number]),
       [post(Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x80, 0x81])), 400],
       [post(Buffer.from('\ufeff{"key":"a.txt","size":1}', 'utf16le')), 400],
       [post({ key: 1, size: 1 }), 400],
@@ -330,10 +412,16 @@ describe('API errors reveal nothing internal', () => {
       [post({ key: 'a.txt', size: 1, Bucket: 'another-bucket' }), 400],
       [post('{"key":"a.txt","size":1,"__proto__":{"polluted":true}}'), 400],
       [post({ key: 'a.txt', size: 1, constructor: { prototype: { polluted: true } } }), 400],
-      [post({ key: 'a.txt', size: 1, tags: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, 'v'])) }), 400],
+      [
+        post({ key: 'a.txt', size: 1, tags: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, 'v'])) }),
+        400,
+      ],
       [post({ key: 'a.txt', size: 1, tags: { k: { nested: 'x' } } }), 400],
       [post({ key: 'k'.repeat(900_000), size: 1 }), 400],
-      [{ ...post({ key: 'a.txt', size: 1, device: 'x'.repeat(2000) }), headers: { 'content-type': 'text/plain' } }, 400],
+      [
+        { ...post({ key: 'a.txt', size: 1, device: 'x'.repeat(2000) }), headers: { 'content-type': 'text/plain' } },
+        400,
+      ],
       [post({ key: 'k'.repeat(1_100_000), size: 1 }), 413],
     ];
     for (const [req, status] of cases) checkRefusal(await send(req), req, status);
@@ -361,7 +449,12 @@ describe('API errors reveal nothing internal', () => {
       });
       // The role's credentials unavailable: presigning fails inside the SDK.
       const noCredentials = createS3Client({ region: REGION, s3Endpoint: env.s3Endpoint });
-      noCredentials.config.credentials = () => Promise.reject(Object.assign(new Error(`Could not load credentials from any providers for ${env.bucket}`), { name: 'CredentialsProviderError' }));
+      noCredentials.config.credentials = () =>
+        Promise.reject(
+          Object.assign(new Error(`Could not load credentials from any providers for ${env.bucket}`), {
+            name: 'CredentialsProviderError',
+          }),
+        );
       try {
         await withDeps({ s3: noCredentials }, async () => {
           const req = post({ key: 'a.txt', size: 10 });
@@ -422,7 +515,15 @@ describe('labels and selectors cannot reach other key spaces', () => {
   const hostileRequests = (): [Req, RegExp][] => {
     const out: [Req, RegExp][] = [];
     for (const v of HOSTILE_LABELS()) {
-      for (const term of [v, `device=${v}`, `host=${v}`, `tag.${v}=x`, `tag.k=${v}`, `run=${v}`, `scsi2sd_redux,device=${v}`]) {
+      for (const term of [
+        v,
+        `device=${v}`,
+        `host=${v}`,
+        `tag.${v}=x`,
+        `tag.k=${v}`,
+        `run=${v}`,
+        `scsi2sd_redux,device=${v}`,
+      ]) {
         out.push([get('/compare', { a: term, b: 'scsi2sd_redux' }), /^a: /]);
         out.push([get('/compare', { a: 'scsi2sd_redux', b: term }), /^b: /]);
       }
@@ -442,7 +543,8 @@ describe('labels and selectors cannot reach other key spaces', () => {
     }
     // The same answers with the table gone: nothing was read to refuse them.
     await withDeps({ tableName: MISSING_TABLE }, async () => {
-      for (const [req, message] of cases) expect(checkRefusal(await send(req), req, 400).error.message).toMatch(message);
+      for (const [req, message] of cases)
+        expect(checkRefusal(await send(req), req, 400).error.message).toMatch(message);
     });
     expect(cases.length).toBe(HOSTILE_LABELS().length * 18);
   });
@@ -453,7 +555,9 @@ describe('labels and selectors cannot reach other key spaces', () => {
       expect(runs.status).toBe(200);
       expect((JSON.parse(runs.text) as { runs: RunListing[] }).runs).toEqual([]);
       const compare = await send(get('/compare', { a: name, b: 'scsi2sd_redux' }));
-      expect(JSON.parse(compare.text)).toEqual({ error: { code: 'bad_request', message: expect.stringMatching(new RegExp(`^A \\(${name}\\) matches no run`)) } });
+      expect(JSON.parse(compare.text)).toEqual({
+        error: { code: 'bad_request', message: expect.stringMatching(new RegExp(`^A \\(${name}\\) matches no run`)) },
+      });
     }
     // A pattern matching everything reaches device labels only, never uploads, objects or runs.
     const all = JSON.parse((await send(get('/runs', { device: '*', limit: '500' }))).text) as { runs: RunListing[] };
@@ -471,7 +575,14 @@ describe('labels and selectors cannot reach other key spaces', () => {
     await ingest(fromFolder, REDUX);
     const failed = JSON.parse((await send(get('/uploads', { status: 'failed' }))).text) as { uploads: UploadListing[] };
     for (const key of [fromMetadata, fromFolder]) {
-      expect(failed.uploads.find((u) => u.key === key), key).toMatchObject({ status: 'failed', runCount: 0, message: expect.stringMatching(/contains "#", which benchdrop keeps for its table keys/) });
+      expect(
+        failed.uploads.find((u) => u.key === key),
+        key,
+      ).toMatchObject({
+        status: 'failed',
+        runCount: 0,
+        message: expect.stringMatching(/contains "#", which benchdrop keeps for its table keys/),
+      });
     }
     const devices = JSON.parse((await send(get('/devices'))).text) as { devices: DeviceEntry[] };
     expect(devices.devices.map((d) => d.label).filter((l) => l.includes(KEY_SEPARATOR))).toEqual([]);
@@ -493,9 +604,10 @@ describe('presigned PUTs', () => {
     headers: { ...answer.headers, 'content-length': String(bodyLength) },
     ...change,
   });
-  const verify = (request: SentRequest, now?: Date) => verifyPresignedRequest(request, S3RVER_CREDENTIALS.secretAccessKey, now);
+  const verify = (request: SentRequest, now?: Date) =>
+    verifyPresignedRequest(request, S3RVER_CREDENTIALS.secretAccessKey, now);
 
-  it('are signed for the lab\'s bucket, the key asked for, 15 minutes and exactly the declared size', async () => {
+  it("are signed for the lab's bucket, the key asked for, 15 minutes and exactly the declared size", async () => {
     const key = `limits-${uid()}/disk one (1).txt`;
     const answer = await presign({ key, size: REDUX.length, device: 'indy', tags: { bus: 'scsi' } });
     const url = new URL(answer.url);
@@ -504,8 +616,15 @@ describe('presigned PUTs', () => {
     expect(answer).toMatchObject({ bucket: env.bucket, key, expiresIn: UPLOAD_URL_SECONDS, method: 'PUT' });
     expect(UPLOAD_URL_SECONDS).toBeLessThanOrEqual(15 * 60);
     expect(url.searchParams.get('X-Amz-Expires')).toBe(String(UPLOAD_URL_SECONDS));
-    expect(url.searchParams.get('X-Amz-SignedHeaders')!.split(';')).toEqual(['content-length', 'host', 'x-amz-meta-device', 'x-amz-meta-tags']);
-    expect(url.searchParams.get('X-Amz-Credential')).toMatch(new RegExp(`^${S3RVER_CREDENTIALS.accessKeyId}/\\d{8}/${REGION}/s3/aws4_request$`));
+    expect(url.searchParams.get('X-Amz-SignedHeaders')!.split(';')).toEqual([
+      'content-length',
+      'host',
+      'x-amz-meta-device',
+      'x-amz-meta-tags',
+    ]);
+    expect(url.searchParams.get('X-Amz-Credential')).toMatch(
+      new RegExp(`^${S3RVER_CREDENTIALS.accessKeyId}/\\d{8}/${REGION}/s3/aws4_request$`),
+    );
     expect(answer.headers['content-length']).toBe(String(REDUX.length));
 
     // What S3 would say (the verifier checks the URL's signature against the request sent).
@@ -522,8 +641,17 @@ describe('presigned PUTs', () => {
       ['a GET', put(answer, REDUX.length, { method: 'GET' })],
       ['a DELETE', put(answer, REDUX.length, { method: 'DELETE' })],
       ['another device', { ...exact, headers: { ...exact.headers, 'x-amz-meta-device': 'someone-else' } }],
-      ['without the tags', { ...exact, headers: Object.fromEntries(Object.entries(exact.headers).filter(([n]) => n !== 'x-amz-meta-tags')) }],
-      ['a longer expiry', { ...exact, url: answer.url.replace(`X-Amz-Expires=${UPLOAD_URL_SECONDS}`, 'X-Amz-Expires=604800') }],
+      [
+        'without the tags',
+        {
+          ...exact,
+          headers: Object.fromEntries(Object.entries(exact.headers).filter(([n]) => n !== 'x-amz-meta-tags')),
+        },
+      ],
+      [
+        'a longer expiry',
+        { ...exact, url: answer.url.replace(`X-Amz-Expires=${UPLOAD_URL_SECONDS}`, 'X-Amz-Expires=604800') },
+      ],
       ['after 15 minutes', exact, new Date(Date.now() + (UPLOAD_URL_SECONDS + 5) * 1000)],
     ];
     for (const [what, request, now] of refused) expect(verify(request, now), what).toMatchObject({ ok: false });
@@ -536,7 +664,11 @@ describe('presigned PUTs', () => {
     expect(head.ContentLength).toBe(REDUX.length);
     // ... and, checking no V4 signature, a bigger one too: on s3rver only the verifier above stands for S3.
     const bigger = Buffer.concat([REDUX, Buffer.from('x')]);
-    const unchecked = await fetch(answer.url, { method: 'PUT', headers: { ...answer.headers, 'content-length': String(bigger.length) }, body: bigger });
+    const unchecked = await fetch(answer.url, {
+      method: 'PUT',
+      headers: { ...answer.headers, 'content-length': String(bigger.length) },
+      body: bigger,
+    });
     expect(unchecked.status).toBe(200);
     await unchecked.arrayBuffer();
   });
@@ -563,10 +695,15 @@ describe('presigned PUTs', () => {
     expect(verify(put(stale, 3))).toEqual({ ok: false, reason: 'Request has expired' });
   });
 
-  it('are refused for sizes over the lab\'s limit and keys that would land elsewhere', async () => {
-    expect((await presign({ key: `limit-${uid()}.txt`, size: MAX_UPLOAD })).headers['content-length']).toBe(String(MAX_UPLOAD));
+  it("are refused for sizes over the lab's limit and keys that would land elsewhere", async () => {
+    expect((await presign({ key: `limit-${uid()}.txt`, size: MAX_UPLOAD })).headers['content-length']).toBe(
+      String(MAX_UPLOAD),
+    );
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ key: 'big.txt', size: MAX_UPLOAD + 1 }, new RegExp(`^size: ${MAX_UPLOAD + 1} bytes is more than this lab's limit of ${MAX_UPLOAD} bytes$`)],
+      [
+        { key: 'big.txt', size: MAX_UPLOAD + 1 },
+        new RegExp(`^size: ${MAX_UPLOAD + 1} bytes is more than this lab's limit of ${MAX_UPLOAD} bytes$`),
+      ],
       [{ key: 'big.txt', size: Number.MAX_SAFE_INTEGER }, /^size: \d+ bytes is more than this lab's limit/],
       [{ key: 'no-size.txt' }, /^size: required/],
       [{ key: '/absolute.txt', size: 1 }, /^key: no leading \//],
@@ -582,7 +719,9 @@ describe('presigned PUTs', () => {
     ];
     for (const [body, message] of cases) {
       const req = post(body);
-      expect(checkRefusal(await send(req), req, 400).error.message, JSON.stringify(body).slice(0, 100)).toMatch(message);
+      expect(checkRefusal(await send(req), req, 400).error.message, JSON.stringify(body).slice(0, 100)).toMatch(
+        message,
+      );
     }
     // Dots inside names are fine, and so are 1024 bytes of UTF-8.
     await presign({ key: `dots-${uid()}/.hidden/..name/run..1.txt`, size: 1 });
@@ -595,17 +734,35 @@ describe('presigned PUTs', () => {
     const body = Buffer.alloc(MAX_UPLOAD + 1, 0x41);
     // s3rver does not check the signed length; S3 would refuse this PUT (verifier: SignatureDoesNotMatch).
     expect(verify(put(answer, body.length))).toEqual({ ok: false, reason: 'SignatureDoesNotMatch' });
-    const stored = await fetch(answer.url, { method: 'PUT', headers: { ...answer.headers, 'content-length': String(body.length) }, body });
+    const stored = await fetch(answer.url, {
+      method: 'PUT',
+      headers: { ...answer.headers, 'content-length': String(body.length) },
+      body,
+    });
     expect(stored.status).toBe(200);
     await stored.arrayBuffer();
     const head = await env.s3.send(new HeadObjectCommand({ Bucket: env.bucket, Key: key }));
-    const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: head.ContentLength!, eTag: head.ETag!.replace(/"/g, ''), sequencer: sequencer() });
+    const event = s3EventRecord({
+      eventName: 'ObjectCreated:Put',
+      bucket: env.bucket,
+      key,
+      size: head.ContentLength!,
+      eTag: head.ETag!.replace(/"/g, ''),
+      sequencer: sequencer(),
+    });
     expect(await ingestHandler(sqsEvent([event]), lambdaContext())).toEqual({ batchItemFailures: [] });
     const failed = JSON.parse((await send(get('/uploads', { status: 'failed' }))).text) as { uploads: UploadListing[] };
     const record = failed.uploads.find((u) => u.key === key);
     // The short message says the size, the limit and what to do; the listing names the key, the message never does.
     const sizeMessage = `${MAX_UPLOAD + 1} bytes, more than this lab's limit of ${MAX_UPLOAD} bytes; split the log into smaller files, or raise the lab's maxUploadMB`;
-    expect(record).toMatchObject({ status: 'failed', key, line: 0, runCount: 0, message: sizeMessage, details: sizeMessage });
+    expect(record).toMatchObject({
+      status: 'failed',
+      key,
+      line: 0,
+      runCount: 0,
+      message: sizeMessage,
+      details: sizeMessage,
+    });
     expect(record!.message).not.toContain(key);
     expect(Array.from(record!.message!).length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
   });

@@ -6,23 +6,29 @@
  * What is checked each time: the record's final status and reason, and that not
  * one item of the version is left behind.
  */
-import '../support/quiet.ts';
+import '../../harness/quiet.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler, logger, setIngestDeps } from '../../functions/ingest/handler.ts';
-import { s3EventRecord, s3Notification, sequencerGenerator, sqsEvent, type S3NotificationRecord } from '../../infra/local/events.ts';
+import {
+  s3EventRecord,
+  s3Notification,
+  sequencerGenerator,
+  sqsEvent,
+  type S3NotificationRecord,
+} from '../../infra/local/events.ts';
 import { createDocumentClient } from '../../shared/aws.ts';
 import { STUCK_AFTER_MS } from '../../shared/config.ts';
 import { failDeadLetter } from '../../shared/dead-letters.ts';
 import { continueIngest, ingestRecord, objectRefOf, parseContinuation, type IngestDeps } from '../../shared/ingest.ts';
 import { DEVICES_PK, runId, runPk } from '../../shared/store/keys.ts';
-import type { UploadRecord } from '../../shared/store/records.ts';
+import type { UploadRecord } from '../../shared/store/items.ts';
 import { sweepStuckUploads } from '../../shared/sweep.ts';
-import { REGION, startEmulators, type Emulators } from '../support/emulators.ts';
+import { REGION, startEmulators, type Emulators } from '../../harness/emulators.ts';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
-import { lambdaContext } from '../support/lambda.ts';
-import { solarisDevices, solarisIostatLog } from '../support/logs.ts';
-import { getCurrent, getUpload, scanAll, type Item } from '../support/table.ts';
+import { lambdaContext } from '../../harness/lambda.ts';
+import { solarisDevices, solarisIostatLog } from '../../harness/logs.ts';
+import { getCurrent, getUpload, scanAll, type Item } from '../../harness/table.ts';
 
 let env: Emulators;
 let deps: IngestDeps;
@@ -41,22 +47,36 @@ afterAll(async () => {
 
 async function upload(key: string, body: string, metadata?: Record<string, string>): Promise<S3NotificationRecord> {
   const put = await env.put(key, body, metadata ? { metadata } : {});
-  return s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag, sequencer: sequencer() });
+  return s3EventRecord({
+    eventName: 'ObjectCreated:Put',
+    bucket: env.bucket,
+    key,
+    size: put.size,
+    eTag: put.eTag,
+    sequencer: sequencer(),
+  });
 }
 
-const removal = (key: string) => s3EventRecord({ eventName: 'ObjectRemoved:DeleteMarkerCreated', bucket: env.bucket, key, sequencer: sequencer() });
-const record = async (event: S3NotificationRecord) => (await getUpload(env, env.bucket, objectRefOf(event).key, objectRefOf(event).version)) as unknown as UploadRecord | undefined;
+const removal = (key: string) =>
+  s3EventRecord({ eventName: 'ObjectRemoved:DeleteMarkerCreated', bucket: env.bucket, key, sequencer: sequencer() });
+const record = async (event: S3NotificationRecord) =>
+  (await getUpload(env, env.bucket, objectRefOf(event).key, objectRefOf(event).version)) as unknown as
+    UploadRecord | undefined;
 
 /** Every run item (and DEVICES entry) an upload's version could have written. */
 async function leftOf(event: S3NotificationRecord, label?: string): Promise<Item[]> {
   const { bucket, key, version } = objectRefOf(event);
   const runPks = new Set(Array.from({ length: 64 }, (_, i) => runPk(runId(bucket, key, version, i))));
-  return (await scanAll(env)).filter((item) => runPks.has(item.pk) || (label !== undefined && item.pk === DEVICES_PK && item.sk.startsWith(label)));
+  return (await scanAll(env)).filter(
+    (item) => runPks.has(item.pk) || (label !== undefined && item.pk === DEVICES_PK && item.sk.startsWith(label)),
+  );
 }
 
 /** A log of `devices` disks over `sessions` iostat sessions (one run each), `reports` reports a session. */
 function sessionsLog(devices: number, sessions: number, reports = 3): string {
-  return Array.from({ length: sessions }, () => solarisIostatLog({ reports, devices: solarisDevices(devices) })).join('');
+  return Array.from({ length: sessions }, () => solarisIostatLog({ reports, devices: solarisDevices(devices) })).join(
+    '',
+  );
 }
 
 /** Deps whose DynamoDB calls go through a proxy that resets every BatchWriteItem after the first `writes`. */
@@ -67,7 +87,12 @@ async function dyingDeps(writes: number): Promise<{ deps: IngestDeps; proxy: Fau
     service: 'dynamodb',
     intercept: (request) => (request.operation === 'BatchWriteItem' && ++seen > writes ? 'drop' : undefined),
   });
-  const db = createDocumentClient({ region: REGION, dynamodbEndpoint: proxy.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const db = createDocumentClient({
+    region: REGION,
+    dynamodbEndpoint: proxy.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
   return { deps: { ...deps, db }, proxy };
 }
 
@@ -83,7 +108,9 @@ async function dieMidFile(event: S3NotificationRecord, writes: number): Promise<
 }
 
 /** Deps whose DynamoDB calls pass a proxy that holds the `nth` BatchWriteItem until released. */
-async function heldAtWrite(nth: number): Promise<{ deps: IngestDeps; holding: Promise<void>; release: () => void; close: () => Promise<void> }> {
+async function heldAtWrite(
+  nth: number,
+): Promise<{ deps: IngestDeps; holding: Promise<void>; release: () => void; close: () => Promise<void> }> {
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
   let reached: () => void = () => undefined;
@@ -99,7 +126,11 @@ async function heldAtWrite(nth: number): Promise<{ deps: IngestDeps; holding: Pr
       }
     },
   });
-  const db = createDocumentClient({ region: REGION, dynamodbEndpoint: proxy.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const db = createDocumentClient({
+    region: REGION,
+    dynamodbEndpoint: proxy.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const close = async () => {
     release();
     db.destroy();
@@ -126,8 +157,14 @@ describe('a delivery that dies half-way', () => {
     expect(sweep.ended).toBeGreaterThanOrEqual(1);
     const ended = await record(event);
     expect(ended?.status).toBe('failed');
-    expect(ended?.message).toMatch(new RegExp(`did not finish within ${STUCK_AFTER_MS / 60_000} minutes .*upload the file again`));
-    expect(ended?.details).toMatch(new RegExp(`did not finish within ${STUCK_AFTER_MS / 60_000} minutes .*the last error was: .*upload the file again`));
+    expect(ended?.message).toMatch(
+      new RegExp(`did not finish within ${STUCK_AFTER_MS / 60_000} minutes .*upload the file again`),
+    );
+    expect(ended?.details).toMatch(
+      new RegExp(
+        `did not finish within ${STUCK_AFTER_MS / 60_000} minutes .*the last error was: .*upload the file again`,
+      ),
+    );
     expect(await leftOf(event, label)).toEqual([]);
     // Ended for good: a second sweep finds nothing of it.
     expect((await sweepStuckUploads(later)).ended).toBe(0);
@@ -191,8 +228,17 @@ describe('a conditional write whose answer is lost', () => {
     const event = await upload(`${label}/run.iostat.txt`, sessionsLog(4, 2));
     // Every other PutItem (the claim, the current-version pointer, the final record) is applied, then answered 500.
     let puts = 0;
-    const proxy = await startFaultProxy({ target: env.dynamodbEndpoint, service: 'dynamodb', variants: ['error500:after'], faultWhen: (request) => request.operation === 'PutItem' && ++puts % 2 === 1 });
-    const db = createDocumentClient({ region: REGION, dynamodbEndpoint: proxy.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const proxy = await startFaultProxy({
+      target: env.dynamodbEndpoint,
+      service: 'dynamodb',
+      variants: ['error500:after'],
+      faultWhen: (request) => request.operation === 'PutItem' && ++puts % 2 === 1,
+    });
+    const db = createDocumentClient({
+      region: REGION,
+      dynamodbEndpoint: proxy.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
       expect((await ingestRecord(event, { ...deps, db })).status).toBe('ready');
       expect(proxy.counts.variants['error500:after']).toBeGreaterThanOrEqual(3);
@@ -211,11 +257,23 @@ describe('a dead-lettered message', () => {
     const event = await upload(`${label}/long.iostat.txt`, sessionsLog(30, 3, 20));
     await dieMidFile(event, 3);
     const outcomes = await failDeadLetter(JSON.stringify(s3Notification(event)), deps, 3);
-    expect(outcomes).toEqual([{ what: 'upload', bucket: env.bucket, key: objectRefOf(event).key, version: objectRefOf(event).version, ended: 'ended' }]);
+    expect(outcomes).toEqual([
+      {
+        what: 'upload',
+        bucket: env.bucket,
+        key: objectRefOf(event).key,
+        version: objectRefOf(event).version,
+        ended: 'ended',
+      },
+    ]);
     const ended = await record(event);
     expect(ended?.status).toBe('failed');
-    expect(ended?.message).toBe('ingest failed 3 time(s) and gave up; its partial runs were removed: upload the file again');
-    expect(ended?.details).toMatch(/ingest failed 3 time\(s\) and gave up; the last error was: .+; its partial runs were removed/);
+    expect(ended?.message).toBe(
+      'ingest failed 3 time(s) and gave up; its partial runs were removed: upload the file again',
+    );
+    expect(ended?.details).toMatch(
+      /ingest failed 3 time\(s\) and gave up; the last error was: .+; its partial runs were removed/,
+    );
     expect(await leftOf(event, label)).toEqual([]);
   });
 
@@ -224,7 +282,11 @@ describe('a dead-lettered message', () => {
     expect(await record(event)).toBeUndefined();
     const [outcome] = await failDeadLetter(JSON.stringify(s3Notification(event)), deps, 3);
     expect(outcome).toMatchObject({ what: 'upload', ended: 'ended' });
-    expect(await record(event)).toMatchObject({ status: 'failed', runCount: 0, message: expect.stringMatching(/ingest failed 3 time\(s\) and gave up/) });
+    expect(await record(event)).toMatchObject({
+      status: 'failed',
+      runCount: 0,
+      message: expect.stringMatching(/ingest failed 3 time\(s\) and gave up/),
+    });
   });
 
   it('leaves an upload that already ended as it is, and reports removals and foreign bodies', async () => {
@@ -233,7 +295,9 @@ describe('a dead-lettered message', () => {
     const [outcome] = await failDeadLetter(JSON.stringify(s3Notification(event)), deps, 3);
     expect(outcome).toMatchObject({ ended: 'already-final' });
     expect((await record(event))?.status).toBe('ready');
-    expect(await failDeadLetter(JSON.stringify(s3Notification(removal('some/key'))), deps, 3)).toEqual([{ what: 'removal', bucket: env.bucket, key: 'some/key' }]);
+    expect(await failDeadLetter(JSON.stringify(s3Notification(removal('some/key'))), deps, 3)).toEqual([
+      { what: 'removal', bucket: env.bucket, key: 'some/key' },
+    ]);
     expect(await failDeadLetter('not json', deps, 3)).toEqual([{ what: 'not-an-event' }]);
   });
 });
@@ -246,7 +310,9 @@ describe('the series limit', () => {
     // Line 1 is the command, 2-3 the banner and header, 4-8 the first five devices: the sixth is line 9.
     expect(outcome).toMatchObject({ status: 'failed', line: 9 });
     const ended = await record(event);
-    expect(ended?.message).toMatch(/^line 9: series number 6 \(devices x runs\) in one file, more than this lab's limit of 5; expected at most 5 series a file/);
+    expect(ended?.message).toMatch(
+      /^line 9: series number 6 \(devices x runs\) in one file, more than this lab's limit of 5; expected at most 5 series a file/,
+    );
     expect(await leftOf(event, label)).toEqual([]);
     // Within the limit, the same file goes through.
     const again = await upload(`${label}/many.iostat.txt`, sessionsLog(8, 1, 2));
@@ -303,7 +369,10 @@ describe('removal in steps', () => {
     const queue: string[] = [];
     let left = 1;
     setIngestDeps({ ...deps, requeue: async (body) => void queue.push(body) });
-    const context = () => ({ ...lambdaContext('benchdrop-ingest', 300_000), getRemainingTimeInMillis: () => (left-- > 0 ? 300_000 : 0) });
+    const context = () => ({
+      ...lambdaContext('benchdrop-ingest', 300_000),
+      getRemainingTimeInMillis: () => (left-- > 0 ? 300_000 : 0),
+    });
     try {
       // The first delivery has time for the removal's first page only.
       left = 2;
@@ -348,7 +417,9 @@ describe('a bug met while parsing', () => {
       const failed = await record(event);
       expect(failed?.status).toBe('failed');
       // The line the parser was at: the first report, which it hands on when the second begins.
-      expect(failed?.message).toBe('line 35: internal error while parsing; reported (a benchdrop bug: the file needs no change)');
+      expect(failed?.message).toBe(
+        'line 35: internal error while parsing; reported (a benchdrop bug: the file needs no change)',
+      );
       expect(failed?.line).toBe(35);
       const [message, fields] = logged.mock.calls.find(([m]) => m === 'internal error while parsing') ?? [];
       expect(message).toBe('internal error while parsing');

@@ -6,19 +6,20 @@
  * with the dimensions of the synthesised lab's UploadsOverdueAlarm, on every run.
  */
 import { randomUUID } from 'node:crypto';
+import type * as SweeperHandler from '../../functions/sweeper/handler.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScheduledEvent } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws.ts';
 import { ENV, STUCK_AFTER_MS } from '../../shared/config.ts';
 import type { SettleDeps } from '../../shared/ingest.ts';
-import type { ObjectRef } from '../../shared/store/records.ts';
+import type { ObjectRef } from '../../shared/store/items.ts';
 import { claimUpload } from '../../shared/store/uploads.ts';
-import { REGION, startEmulators, type Emulators } from '../support/emulators.ts';
-import { lambdaContext, lambdaEnvironment } from '../support/lambda.ts';
-import { getUpload } from '../support/table.ts';
+import { REGION, startEmulators, type Emulators } from '../../harness/emulators.ts';
+import { lambdaContext, lambdaEnvironment } from '../../harness/lambda.ts';
+import { getUpload } from '../../harness/table.ts';
 import { capturePrinted, metricSum, type Printed } from '../infra/emf.ts';
 
-type Module = typeof import('../../functions/sweeper/handler.ts');
+type Module = typeof SweeperHandler;
 
 /** The lab synthesised below; the handler reads it from its environment when loaded. */
 const LAB = 'alpha';
@@ -75,7 +76,9 @@ async function claimedAgo(ageMs: number): Promise<ObjectRef> {
 const recordOf = (object: ObjectRef) => getUpload(env, object.bucket, object.key, object.version);
 
 async function run(): Promise<{ sweep: Awaited<ReturnType<Module['handler']>>; printed: Printed }> {
-  const { result, printed } = await capturePrinted(() => mod.handler(scheduledEvent(), lambdaContext('benchdrop-sweeper', 120_000)));
+  const { result, printed } = await capturePrinted(() =>
+    mod.handler(scheduledEvent(), lambdaContext('benchdrop-sweeper', 120_000)),
+  );
   return { sweep: result, printed };
 }
 
@@ -87,7 +90,10 @@ describe('the sweeper handler', () => {
     const young = await claimedAgo(STUCK_AFTER_MS - 5 * 60_000);
     const { sweep, printed } = await run();
     expect(sweep).toEqual({ overdue: 1, ended: 1, continued: 0 });
-    expect(await recordOf(stuck)).toMatchObject({ status: 'failed', message: expect.stringContaining(`ingest did not finish within ${STUCK_AFTER_MS / 60_000} minutes`) });
+    expect(await recordOf(stuck)).toMatchObject({
+      status: 'failed',
+      message: expect.stringContaining(`ingest did not finish within ${STUCK_AFTER_MS / 60_000} minutes`),
+    });
     expect((await recordOf(young))?.['status']).toBe('processing');
     // The alarm's metric, in its namespace with its dimensions (the service and the lab the stack sets).
     expect(deployedEnvironment[ENV.lab]).toBe(LAB);
@@ -106,10 +112,17 @@ describe('the sweeper handler', () => {
   });
 
   it('fails the invocation when the table does not answer: a Lambda error, which SweeperErrorsAlarm counts', async () => {
-    const db = createDocumentClient({ region: REGION, dynamodbEndpoint: 'http://127.0.0.1:9', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+    const db = createDocumentClient({
+      region: REGION,
+      dynamodbEndpoint: 'http://127.0.0.1:9',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
     mod.setSweeperDeps({ db, tableName: env.tableName });
     try {
-      await expect(capturePrinted(() => mod.handler(scheduledEvent(), lambdaContext('benchdrop-sweeper', 120_000)))).rejects.toThrow();
+      await expect(
+        capturePrinted(() => mod.handler(scheduledEvent(), lambdaContext('benchdrop-sweeper', 120_000))),
+      ).rejects.toThrow();
     } finally {
       db.destroy();
       mod.setSweeperDeps(deps);

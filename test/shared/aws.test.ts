@@ -37,7 +37,13 @@ async function silentServer(): Promise<{ endpoint: string; connections: () => nu
 describe('client time limits', () => {
   it('a DynamoDB call to a server that never answers fails with a TimeoutError after the socket timeout, and is retried', async () => {
     const silent = await silentServer();
-    const db = createDocumentClient({ dynamodbEndpoint: silent.endpoint, credentials, region: 'us-east-1', maxAttempts: 2, socketTimeoutMs: 300 });
+    const db = createDocumentClient({
+      dynamodbEndpoint: silent.endpoint,
+      credentials,
+      region: 'us-east-1',
+      maxAttempts: 2,
+      socketTimeoutMs: 300,
+    });
     const started = performance.now();
     const error = await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } })).then(
       () => undefined,
@@ -62,7 +68,13 @@ describe('client time limits', () => {
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const s3 = createS3Client({ s3Endpoint: endpoint, credentials, region: 'us-east-1', maxAttempts: 1, socketTimeoutMs: 300 });
+    const s3 = createS3Client({
+      s3Endpoint: endpoint,
+      credentials,
+      region: 'us-east-1',
+      maxAttempts: 1,
+      socketTimeoutMs: 300,
+    });
     const response = await s3.send(new GetObjectCommand({ Bucket: 'b', Key: 'k' }));
     const reading = response.Body!.transformToString();
     await expect(reading).rejects.toMatchObject({ name: 'TimeoutError' });
@@ -83,7 +95,8 @@ describe('client time limits', () => {
     const s3 = createS3Client({ s3Endpoint: endpoint, credentials, region: 'us-east-1' });
     await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } }));
     await s3.send(new GetObjectCommand({ Bucket: 'b', Key: 'k' })).catch(() => undefined);
-    const settings = (client: { config: { requestHandler: unknown } }) => (client.config.requestHandler as { httpHandlerConfigs(): Record<string, unknown> }).httpHandlerConfigs();
+    const settings = (client: { config: { requestHandler: unknown } }) =>
+      (client.config.requestHandler as { httpHandlerConfigs(): Record<string, unknown> }).httpHandlerConfigs();
     expect(settings(db)).toMatchObject({ connectionTimeout: 3_000, socketTimeout: 30_000 });
     expect(settings(s3)).toMatchObject({ connectionTimeout: 3_000, socketTimeout: 120_000 });
     db.destroy();

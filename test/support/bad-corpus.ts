@@ -21,11 +21,12 @@ import { handler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { runId, runPk } from '../../shared/store/keys.ts';
-import { runRecord, type RunItem } from '../../shared/store/records.ts';
-import type { Emulators } from './emulators.ts';
-import { lambdaContext } from './lambda.ts';
-import { solarisDevices, solarisIostatLog } from './logs.ts';
-import { getCurrent, getUpload, itemsOfKey, jsonBytes, scanAll, type Item } from './table.ts';
+import { runRecord } from '../../shared/store/packing.ts';
+import type { RunItem } from '../../shared/store/items.ts';
+import type { Emulators } from '../../harness/emulators.ts';
+import { lambdaContext } from '../../harness/lambda.ts';
+import { solarisDevices, solarisIostatLog } from '../../harness/logs.ts';
+import { getCurrent, getUpload, itemsOfKey, jsonBytes, scanAll, type Item } from '../../harness/table.ts';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
 export const BAD = join(FIXTURES, 'bad');
@@ -58,7 +59,16 @@ const Ready = z
   })
   .strict();
 
-export const GENERATED = ['prose-5001-lines', 'long-line-after-good-lines', 'diskperf-huge-header', 'single-line-20mb', 'gzip-bomb', 'over-size', 'devices-100000', 'devices-10000'] as const;
+export const GENERATED = [
+  'prose-5001-lines',
+  'long-line-after-good-lines',
+  'diskperf-huge-header',
+  'single-line-20mb',
+  'gzip-bomb',
+  'over-size',
+  'devices-100000',
+  'devices-10000',
+] as const;
 export type Generated = (typeof GENERATED)[number];
 
 const BadCase = z
@@ -68,7 +78,9 @@ const BadCase = z
     file: z.string().optional(),
     generate: z.enum(GENERATED).optional(),
     /** The S3 key (default `<name>/<file name>`), or one of exactly this many UTF-8 bytes. */
-    key: z.union([z.string().min(1), z.object({ unicodeBytes: z.number().int().min(16).max(1024) }).strict()]).optional(),
+    key: z
+      .union([z.string().min(1), z.object({ unicodeBytes: z.number().int().min(16).max(1024) }).strict()])
+      .optional(),
     /** S3 user metadata as a client sends it (`device`, `tags`). */
     metadata: z.record(z.string(), z.string()).optional(),
     /** Big inputs: only in `npm run test:stress`. */
@@ -76,7 +88,9 @@ const BadCase = z
     expect: z.discriminatedUnion('status', [Failed, Ready]),
   })
   .strict()
-  .refine((c) => (c.file === undefined) !== (c.generate === undefined), { message: 'a case has either a file or a generator' });
+  .refine((c) => (c.file === undefined) !== (c.generate === undefined), {
+    message: 'a case has either a file or a generator',
+  });
 
 export type BadCase = z.infer<typeof BadCase>;
 
@@ -105,7 +119,8 @@ export const GENERATORS: Record<Generated, { fileName: string; make(ctx: Generat
   /** 5,001 lines of prose: format detection gives up after 5,000. */
   'prose-5001-lines': {
     fileName: 'notes.txt',
-    make: () => Buffer.from(Array.from({ length: 5001 }, (_, i) => `Line ${i + 1} of my notes, with no table in it.\n`).join('')),
+    make: () =>
+      Buffer.from(Array.from({ length: 5001 }, (_, i) => `Line ${i + 1} of my notes, with no table in it.\n`).join('')),
   },
   /** The x4100 sample (41 lines), then one line of 1 MiB with no line end. */
   'long-line-after-good-lines': {
@@ -139,8 +154,12 @@ export const GENERATORS: Record<Generated, { fileName: string; make(ctx: Generat
   'gzip-bomb': {
     fileName: 'bomb.iostat.txt.gz',
     make: () => {
-      const head = gzipSync('iostat -xn 5 100000\n                    extended device statistics\n    r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device\n');
-      const rows = solarisDevices(4).map((d) => `    0.0   82.1    0.0 18789.1  1.0 41.0   11.9  499.1  68  99 ${d}\n`).join('');
+      const head = gzipSync(
+        'iostat -xn 5 100000\n                    extended device statistics\n    r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device\n',
+      );
+      const rows = solarisDevices(4)
+        .map((d) => `    0.0   82.1    0.0 18789.1  1.0 41.0   11.9  499.1  68  99 ${d}\n`)
+        .join('');
       const mib = Buffer.alloc(1024 * 1024 - ((1024 * 1024) % rows.length), rows);
       const member = gzipSync(mib, { level: 9 });
       return Buffer.concat([head, ...Array.from({ length: 1024 }, () => member)]);
@@ -190,7 +209,8 @@ export function unicodeKey(folder: string, bytes: number): string {
     part += Buffer.byteLength(unit);
   }
   key += 'x'.repeat(bytes - 4 - Buffer.byteLength(key)) + '.txt';
-  if (Buffer.byteLength(key) !== bytes) throw new Error(`unicodeKey made ${Buffer.byteLength(key)} bytes, not ${bytes}`);
+  if (Buffer.byteLength(key) !== bytes)
+    throw new Error(`unicodeKey made ${Buffer.byteLength(key)} bytes, not ${bytes}`);
   return key;
 }
 
@@ -208,7 +228,9 @@ export function goodLogs(): GoodLog[] {
     for (const name of readdirSync(join(FIXTURES, platform)).sort()) {
       const match = /^(.*)\.expected\.json$/.exec(name);
       if (!match) continue;
-      const log = readdirSync(join(FIXTURES, platform)).find((f) => f !== name && f.startsWith(`${match[1]}.`) && !f.endsWith('.expected.json'));
+      const log = readdirSync(join(FIXTURES, platform)).find(
+        (f) => f !== name && f.startsWith(`${match[1]}.`) && !f.endsWith('.expected.json'),
+      );
       if (log === undefined) continue;
       const expected = JSON.parse(readFileSync(join(FIXTURES, platform, name), 'utf8')) as { runs?: unknown[] };
       // Fixtures that expect an error are not good logs.
@@ -282,7 +304,16 @@ export async function runCorpus(options: CorpusRunOptions): Promise<CorpusRun> {
   const sequencer = sequencerGenerator(BigInt(Date.now()) << 12n);
   const good = goodLogs();
   const work = mkdtempSync(join(tmpdir(), 'benchdrop-bad-corpus-'));
-  const run: CorpusRun = { delivered: [], good: [], batches: [], items: [], mismatches: new Map(), goodMismatches: [], lost: [], batchMs: new Map() };
+  const run: CorpusRun = {
+    delivered: [],
+    good: [],
+    batches: [],
+    items: [],
+    mismatches: new Map(),
+    goodMismatches: [],
+    lost: [],
+    batchMs: new Map(),
+  };
   try {
     let goodIndex = 0;
     for (let start = 0; start < cases.length; start += perBatch) {
@@ -292,15 +323,35 @@ export async function runCorpus(options: CorpusRunOptions): Promise<CorpusRun> {
         const { body, fileName } = inputOf(c, work, maxUploadBytes);
         const key = keyOf(c, fileName);
         const put = await env.put(key, body, c.metadata ? { metadata: c.metadata } : {});
-        const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag, sequencer: sequencer() });
+        const event = s3EventRecord({
+          eventName: 'ObjectCreated:Put',
+          bucket: env.bucket,
+          key,
+          size: put.size,
+          eTag: put.eTag,
+          sequencer: sequencer(),
+        });
         events.push(event);
-        run.delivered.push({ case: c, key, version: objectRefOf(event).version, size: put.size, values: { maxUploadBytes: String(maxUploadBytes), size: String(put.size), now } });
+        run.delivered.push({
+          case: c,
+          key,
+          version: objectRefOf(event).version,
+          size: put.size,
+          values: { maxUploadBytes: String(maxUploadBytes), size: String(put.size), now },
+        });
       }
       for (let g = 0; g < 3; g++) {
         const log = good[goodIndex++ % good.length]!;
         const key = `good-${start}-${g}/${basename(log.file)}`;
         const put = await env.put(key, readFileSync(join(FIXTURES, log.file)));
-        const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag, sequencer: sequencer() });
+        const event = s3EventRecord({
+          eventName: 'ObjectCreated:Put',
+          bucket: env.bucket,
+          key,
+          size: put.size,
+          eTag: put.eTag,
+          sequencer: sequencer(),
+        });
         events.push(event);
         run.good.push({ log, key, version: objectRefOf(event).version });
       }
@@ -340,7 +391,9 @@ export async function runCorpus(options: CorpusRunOptions): Promise<CorpusRun> {
   for (const g of run.good) {
     const record = await getUpload(env, env.bucket, g.key, g.version);
     if (record?.['status'] !== 'ready' || record['runCount'] !== g.log.runs) {
-      run.goodMismatches.push(`${g.log.file}: ${record?.['status']} with ${record?.['runCount']} runs (expected ready with ${g.log.runs}); ${String(record?.['message'] ?? '')}`);
+      run.goodMismatches.push(
+        `${g.log.file}: ${record?.['status']} with ${record?.['runCount']} runs (expected ready with ${g.log.runs}); ${String(record?.['message'] ?? '')}`,
+      );
     }
   }
   return run;
@@ -366,25 +419,35 @@ function batchMismatches(batch: BatchResult): string[] {
   if (batch.thrown !== undefined) out.push(`the handler threw: ${batch.thrown}`);
   if (batch.redeliveryThrown !== undefined) out.push(`the handler threw on redelivery: ${batch.redeliveryThrown}`);
   // A bad file is a permanent failure: no message of the batch may be handed back for a retry.
-  if ((batch.response?.batchItemFailures.length ?? 0) > 0) out.push(`batch item failures (would be retried): ${JSON.stringify(batch.response!.batchItemFailures)}`);
-  if ((batch.redelivered?.batchItemFailures.length ?? 0) > 0) out.push(`batch item failures on redelivery: ${JSON.stringify(batch.redelivered!.batchItemFailures)}`);
+  if ((batch.response?.batchItemFailures.length ?? 0) > 0)
+    out.push(`batch item failures (would be retried): ${JSON.stringify(batch.response!.batchItemFailures)}`);
+  if ((batch.redelivered?.batchItemFailures.length ?? 0) > 0)
+    out.push(`batch item failures on redelivery: ${JSON.stringify(batch.redelivered!.batchItemFailures)}`);
   return out;
 }
 
-const fill = (text: string, values: Record<string, string>) => text.replace(/\{(\w+)\}/g, (all, name: string) => values[name] ?? all);
+const fill = (text: string, values: Record<string, string>) =>
+  text.replace(/\{(\w+)\}/g, (all, name: string) => values[name] ?? all);
 
 function fillAll(value: unknown, values: Record<string, string>): unknown {
   if (typeof value === 'string') return fill(value, values);
   if (Array.isArray(value)) return value.map((v) => fillAll(v, values));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillAll(v, values)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillAll(v, values)]));
   return value;
 }
 
 /** The parts of `actual` that `pattern` names, for a readable mismatch. */
 function project(actual: unknown, pattern: unknown): unknown {
-  if (Array.isArray(pattern)) return Array.isArray(actual) ? actual.map((a, i) => (i < pattern.length ? project(a, pattern[i]) : '...')) : actual;
+  if (Array.isArray(pattern))
+    return Array.isArray(actual) ? actual.map((a, i) => (i < pattern.length ? project(a, pattern[i]) : '...')) : actual;
   if (pattern !== null && typeof pattern === 'object' && actual !== null && typeof actual === 'object') {
-    return Object.fromEntries(Object.keys(pattern).map((k) => [k, project((actual as Record<string, unknown>)[k], (pattern as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(pattern).map((k) => [
+        k,
+        project((actual as Record<string, unknown>)[k], (pattern as Record<string, unknown>)[k]),
+      ]),
+    );
   }
   return actual;
 }
@@ -399,33 +462,53 @@ const ITEM_BYTES = 400 * 1024;
 /** Key attributes within DynamoDB's limits (dynalite does not check index keys or bytes) and items under 400 KB. */
 export function itemLimitMismatches(item: Item): string[] {
   const out: string[] = [];
-  for (const [name, limit] of [['pk', PARTITION_KEY_BYTES], ['gsi1pk', PARTITION_KEY_BYTES], ['gsi2pk', PARTITION_KEY_BYTES], ['gsi3pk', PARTITION_KEY_BYTES], ['sk', SORT_KEY_BYTES], ['gsi1sk', SORT_KEY_BYTES], ['gsi2sk', SORT_KEY_BYTES], ['gsi3sk', SORT_KEY_BYTES]] as const) {
+  for (const [name, limit] of [
+    ['pk', PARTITION_KEY_BYTES],
+    ['gsi1pk', PARTITION_KEY_BYTES],
+    ['gsi2pk', PARTITION_KEY_BYTES],
+    ['gsi3pk', PARTITION_KEY_BYTES],
+    ['sk', SORT_KEY_BYTES],
+    ['gsi1sk', SORT_KEY_BYTES],
+    ['gsi2sk', SORT_KEY_BYTES],
+    ['gsi3sk', SORT_KEY_BYTES],
+  ] as const) {
     const value = item[name];
-    if (typeof value === 'string' && Buffer.byteLength(value) > limit) out.push(`${item.sk}: ${name} is ${Buffer.byteLength(value)} bytes, DynamoDB allows ${limit}`);
+    if (typeof value === 'string' && Buffer.byteLength(value) > limit)
+      out.push(`${item.sk}: ${name} is ${Buffer.byteLength(value)} bytes, DynamoDB allows ${limit}`);
   }
   const size = jsonBytes(item);
   if (size >= ITEM_BYTES) out.push(`${item.sk}: item of ${size} bytes, DynamoDB allows 400 KB`);
   return out;
 }
 
-async function checkCase(env: Emulators, d: Delivered, items: Item[]): Promise<{ mismatches: string[]; lost: boolean }> {
+async function checkCase(
+  env: Emulators,
+  d: Delivered,
+  items: Item[],
+): Promise<{ mismatches: string[]; lost: boolean }> {
   const out: string[] = [];
   const expected = fillAll(d.case.expect, d.values) as BadCase['expect'];
   const record = await getUpload(env, env.bucket, d.key, d.version);
   const status = record?.['status'];
-  if (status !== 'ready' && status !== 'failed') return { mismatches: [`no final upload record (status ${String(status)})`], lost: true };
+  if (status !== 'ready' && status !== 'failed')
+    return { mismatches: [`no final upload record (status ${String(status)})`], lost: true };
   const message = String(record!['message'] ?? '');
-  if (status !== expected.status) out.push(`status ${status} (expected ${expected.status})${message ? `: ${message}` : ''}`);
+  if (status !== expected.status)
+    out.push(`status ${status} (expected ${expected.status})${message ? `: ${message}` : ''}`);
   if (CONTROL.test(message)) out.push(`the message holds control characters: ${JSON.stringify(message)}`);
-  if (record!['updatedAt'] !== d.values['now']) out.push(`the record was written again on redelivery (updatedAt ${String(record!['updatedAt'])})`);
+  if (record!['updatedAt'] !== d.values['now'])
+    out.push(`the record was written again on redelivery (updatedAt ${String(record!['updatedAt'])})`);
   const keyItems = await itemsOfKey(env, env.bucket, d.key, 64, items);
   for (const item of keyItems) out.push(...itemLimitMismatches(item));
 
   if (expected.status === 'failed') {
     if (status !== 'failed') return { mismatches: out, lost: false };
-    if (record!['line'] !== expected.line) out.push(`line ${String(record!['line'])} (expected ${expected.line}): ${message}`);
-    for (const part of expected.message) if (!message.includes(part)) out.push(`the message lacks "${part}": ${message}`);
-    if (record!['runCount'] !== 0 || (record!['runIds'] as unknown[]).length !== 0) out.push('a failed record lists runs');
+    if (record!['line'] !== expected.line)
+      out.push(`line ${String(record!['line'])} (expected ${expected.line}): ${message}`);
+    for (const part of expected.message)
+      if (!message.includes(part)) out.push(`the message lacks "${part}": ${message}`);
+    if (record!['runCount'] !== 0 || (record!['runIds'] as unknown[]).length !== 0)
+      out.push('a failed record lists runs');
     const left = keyItems.filter((i) => i.pk !== record!.pk).map((i) => `${i.pk} ${i.sk}`);
     if (left.length > 0) out.push(`a failed upload left items behind: ${left.slice(0, 3).join(', ')}`);
     return { mismatches: out, lost: false };
@@ -443,22 +526,30 @@ async function checkCase(env: Emulators, d: Delivered, items: Item[]): Promise<{
     else metas.push(meta);
   }
   const warnings = metas.flatMap((m) => m['warnings'] as { line: number; message: string }[]);
-  for (const w of warnings) if (CONTROL.test(w.message)) out.push(`warning on line ${w.line} holds control characters: ${JSON.stringify(w.message)}`);
-  if (record!['warnings'] !== warnings.length) out.push(`the record counts ${String(record!['warnings'])} warnings, the runs hold ${warnings.length}`);
+  for (const w of warnings)
+    if (CONTROL.test(w.message))
+      out.push(`warning on line ${w.line} holds control characters: ${JSON.stringify(w.message)}`);
+  if (record!['warnings'] !== warnings.length)
+    out.push(`the record counts ${String(record!['warnings'])} warnings, the runs hold ${warnings.length}`);
   const wantCount = expected.warningCount ?? expected.warnings.length;
-  if (warnings.length !== wantCount) out.push(`${warnings.length} warnings (expected ${wantCount}): ${JSON.stringify(warnings.slice(0, 5))}`);
+  if (warnings.length !== wantCount)
+    out.push(`${warnings.length} warnings (expected ${wantCount}): ${JSON.stringify(warnings.slice(0, 5))}`);
   expected.warnings.forEach((want, i) => {
     const got = warnings[i];
-    if (got === undefined || got.line !== want.line || !got.message.includes(want.message)) out.push(`warning ${i}: ${JSON.stringify(got)} (expected line ${want.line} with "${want.message}")`);
+    if (got === undefined || got.line !== want.line || !got.message.includes(want.message))
+      out.push(`warning ${i}: ${JSON.stringify(got)} (expected line ${want.line} with "${want.message}")`);
   });
-  if (expected.device !== undefined && record!['device'] !== expected.device) out.push(`device ${JSON.stringify(record!['device'])} (expected ${JSON.stringify(expected.device)})`);
+  if (expected.device !== undefined && record!['device'] !== expected.device)
+    out.push(`device ${JSON.stringify(record!['device'])} (expected ${JSON.stringify(expected.device)})`);
   if (expected.runItems !== undefined) {
     // As readers hand them out: a diskperf table as rows, however it is packed.
     const records = metas.map((m) => runRecord(m as unknown as RunItem));
     try {
       expect(records).toMatchObject(expected.runItems);
-    } catch (error) {
-      out.push(`run items ${JSON.stringify(project(records, expected.runItems))} (expected ${JSON.stringify(expected.runItems)})`);
+    } catch {
+      out.push(
+        `run items ${JSON.stringify(project(records, expected.runItems))} (expected ${JSON.stringify(expected.runItems)})`,
+      );
     }
   }
   return { mismatches: out, lost: false };

@@ -25,7 +25,14 @@
  * order in which concurrent requests arrive).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { crc32 } from 'node:zlib';
 
@@ -96,7 +103,15 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 /** A number in [0, 1) from the seed, the request number and what it decides. */
 function chance(seed: number, n: number, what: string): number {
@@ -158,13 +173,24 @@ function s3Error(status: number, code: string, message: string, resource: string
   return { status, headers: { 'content-type': 'application/xml', 'x-amz-request-id': id, 'x-amz-id-2': host }, body };
 }
 
-const THROUGHPUT_EXCEEDED = 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.';
+const THROUGHPUT_EXCEEDED =
+  'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.';
 
 function throttleAnswer(service: Service, pick: number, path: string): ErrorAnswer {
   if (service === 's3') return s3Error(503, 'SlowDown', 'Please reduce your request rate.', path);
   return pick < 0.5
-    ? dynamodbError(400, 'ProvisionedThroughputExceededException', 'com.amazonaws.dynamodb.v20120810', THROUGHPUT_EXCEEDED)
-    : dynamodbError(400, 'ThrottlingException', 'com.amazon.coral.availability', 'Rate of requests exceeds the allowed throughput.');
+    ? dynamodbError(
+        400,
+        'ProvisionedThroughputExceededException',
+        'com.amazonaws.dynamodb.v20120810',
+        THROUGHPUT_EXCEEDED,
+      )
+    : dynamodbError(
+        400,
+        'ThrottlingException',
+        'com.amazon.coral.availability',
+        'Rate of requests exceeds the allowed throughput.',
+      );
 }
 
 function internalErrorAnswer(service: Service, path: string): ErrorAnswer {
@@ -194,17 +220,32 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const weights = FAULT_KINDS.map((kind) => Math.max(0, options.weights?.[kind] ?? 1));
   let faultRate = options.faultRate ?? 0;
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const counts: FaultCounts = { requests: 0, forwarded: 0, injected: { throttle: 0, error500: 0, reset: 0, slow: 0 }, variants: {}, operations: {} };
+  const counts: FaultCounts = {
+    requests: 0,
+    forwarded: 0,
+    injected: { throttle: 0, error500: 0, reset: 0, slow: 0 },
+    variants: {},
+    operations: {},
+  };
 
   /** The variants a request may get: unprocessed items only for batch writes. */
   const allowed = (kind: FaultKind, operation: string): string[] =>
-    FAULT_VARIANTS[kind].filter((v) => (v !== 'unprocessed-items' || operation === 'BatchWriteItem') && (!options.variants || options.variants.includes(`${kind}:${v}` as FaultVariant)));
+    FAULT_VARIANTS[kind].filter(
+      (v) =>
+        (v !== 'unprocessed-items' || operation === 'BatchWriteItem') &&
+        (!options.variants || options.variants.includes(`${kind}:${v}` as FaultVariant)),
+    );
 
   const plan = (request: ProxiedRequest): Plan => {
     const { number: n, operation } = request;
-    const faulty = options.faultWhen ? options.faultWhen(request) : faultRate > 0 && chance(seed, n, 'fault') < faultRate;
+    const faulty = options.faultWhen
+      ? options.faultWhen(request)
+      : faultRate > 0 && chance(seed, n, 'fault') < faultRate;
     if (!faulty) return { kind: 'none' };
-    const kinds = FAULT_KINDS.map((kind, i) => ({ kind, weight: allowed(kind, operation).length > 0 ? weights[i]! : 0 }));
+    const kinds = FAULT_KINDS.map((kind, i) => ({
+      kind,
+      weight: allowed(kind, operation).length > 0 ? weights[i]! : 0,
+    }));
     const total = kinds.reduce((a, k) => a + k.weight, 0);
     if (total === 0) return { kind: 'none' };
     let pick = chance(seed, n, 'kind') * total;
@@ -226,7 +267,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     new Promise((resolve, reject) => {
       const headers = forwardableHeaders(req.headers);
       if (body !== undefined) headers['content-length'] = String(body.length);
-      const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, resolve);
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent },
+        resolve,
+      );
       upstream.on('error', reject);
       counts.forwarded++;
       if (body !== undefined) upstream.end(body);
@@ -311,7 +355,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
           const answer = await forward(req, body);
           const length = Number(answer.headers['content-length'] ?? NaN);
           // Somewhere inside the body: at least the headers and one byte go out, never the last byte.
-          const cutAt = Number.isFinite(length) && length > 1 ? 1 + Math.floor(chance(seed, n, 'cut') * (length - 1)) : 0;
+          const cutAt =
+            Number.isFinite(length) && length > 1 ? 1 + Math.floor(chance(seed, n, 'cut') * (length - 1)) : 0;
           return relay(answer, res, cutAt);
         }
       case 'slow':
@@ -346,7 +391,12 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       }
     }
     const out = JSON.stringify({ UnprocessedItems: unprocessed });
-    res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': requestId(), 'x-amz-crc32': String(crc32(out)), 'content-length': String(Buffer.byteLength(out)) });
+    res.writeHead(200, {
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amzn-requestid': requestId(),
+      'x-amz-crc32': String(crc32(out)),
+      'content-length': String(Buffer.byteLength(out)),
+    });
     res.end(out);
   };
 

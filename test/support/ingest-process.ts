@@ -5,10 +5,10 @@
  * writes the handler's answer (batchItemFailures) as JSON on stdout. The fault
  * tests kill it with SIGKILL in the middle of a file.
  */
-import './quiet.ts';
+import '../../harness/quiet.ts';
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/ingest/handler.ts';
-import { lambdaContext } from './lambda.ts';
+import { lambdaContext } from '../../harness/lambda.ts';
 
 const chunks: Buffer[] = [];
 for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -45,14 +45,23 @@ export function verifyPresignedRequest(request: SentRequest, secretAccessKey: st
   const amzDate = query.get('X-Amz-Date');
   const expires = Number(query.get('X-Amz-Expires'));
   const signedHeaders = query.get('X-Amz-SignedHeaders');
-  if (query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || !signature || !credential || !amzDate || !signedHeaders) return { ok: false, reason: 'not a SigV4 presigned URL' };
-  if (!Number.isInteger(expires) || expires < 1 || expires > 604_800) return { ok: false, reason: `X-Amz-Expires ${query.get('X-Amz-Expires')} out of range` };
+  if (query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || !signature || !credential || !amzDate || !signedHeaders)
+    return { ok: false, reason: 'not a SigV4 presigned URL' };
+  if (!Number.isInteger(expires) || expires < 1 || expires > 604_800)
+    return { ok: false, reason: `X-Amz-Expires ${query.get('X-Amz-Expires')} out of range` };
   const signedAt = amzDateMs(amzDate);
   if (!(now.getTime() <= signedAt + expires * 1000)) return { ok: false, reason: 'Request has expired' };
 
   const [, ...scopeParts] = credential.split('/');
   const [shortDate, region, service, terminator] = scopeParts;
-  if (scopeParts.length !== 4 || terminator !== 'aws4_request' || shortDate !== amzDate.slice(0, 8) || !region || !service) return { ok: false, reason: `bad credential scope ${credential}` };
+  if (
+    scopeParts.length !== 4 ||
+    terminator !== 'aws4_request' ||
+    shortDate !== amzDate.slice(0, 8) ||
+    !region ||
+    !service
+  )
+    return { ok: false, reason: `bad credential scope ${credential}` };
 
   const sent = new Map(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]));
   sent.set('host', url.host);
@@ -72,7 +81,14 @@ export function verifyPresignedRequest(request: SentRequest, secretAccessKey: st
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
   const canonicalHeaders = names.map((name) => `${name}:${sent.get(name)!.trim().replace(/\s+/g, ' ')}\n`).join('');
-  const canonicalRequest = [request.method.toUpperCase(), canonicalUri, canonicalQuery, canonicalHeaders, signedHeaders, 'UNSIGNED-PAYLOAD'].join('\n');
+  const canonicalRequest = [
+    request.method.toUpperCase(),
+    canonicalUri,
+    canonicalQuery,
+    canonicalHeaders,
+    signedHeaders,
+    'UNSIGNED-PAYLOAD',
+  ].join('\n');
   const scope = scopeParts.join('/');
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
   const key = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, shortDate), region), service), 'aws4_request');

@@ -14,7 +14,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBindAddress, isLoopback } from '../../../infra/local/lab.ts';
 import { DEFAULT_HOST, labOptions, type LabCommandOptions } from '../../../infra/local/options.ts';
-import { clientEnv, explain, LAB_NODE_ARGS, LabProcess, run } from '../../e2e/processes.ts';
+import { clientEnv, explain, LAB_NODE_ARGS, LabProcess, run } from '../../../harness/processes.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -26,19 +26,48 @@ afterAll(async () => {
 
 /** main.ts as `npm start` runs it, on free ports, to its exit. */
 function startLab(dataDir: string, args: string[]) {
-  return run(process.execPath, [...LAB_NODE_ARGS, '--data', dataDir, '--no-samples', '--s3-port', '0', '--api-port', '0', ...args], {
-    env: clientEnv(scratch),
-    timeoutMs: 60_000,
-  });
+  return run(
+    process.execPath,
+    [...LAB_NODE_ARGS, '--data', dataDir, '--no-samples', '--s3-port', '0', '--api-port', '0', ...args],
+    {
+      env: clientEnv(scratch),
+      timeoutMs: 60_000,
+    },
+  );
 }
 
 describe('lab binding', () => {
   it('tells loopback addresses from everything else', () => {
-    const loopback = ['127.0.0.1', '127.8.9.10', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', 'LocalHost'];
-    const other = ['0.0.0.0', '::', '10.0.0.1', '192.168.1.20', '192.0.2.1', 'fe80::1', '::2', '::ffff:10.0.0.1', '127.evil.example', '127.0.0.1.nip.io', 'localhost.example', 'example.org', ''];
+    const loopback = [
+      '127.0.0.1',
+      '127.8.9.10',
+      '::1',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+      'localhost',
+      'LocalHost',
+    ];
+    const other = [
+      '0.0.0.0',
+      '::',
+      '10.0.0.1',
+      '192.168.1.20',
+      '192.0.2.1',
+      'fe80::1',
+      '::2',
+      '::ffff:10.0.0.1',
+      '127.evil.example',
+      '127.0.0.1.nip.io',
+      'localhost.example',
+      'example.org',
+      '',
+    ];
     for (const host of loopback) expect(isLoopback(host), host).toBe(true);
     for (const host of other) expect(isLoopback(host), host).toBe(false);
-    for (const host of other) expect(() => checkBindAddress(host, false), host).toThrow(/^refusing to bind .*: the lab has no authentication; pass --allow-non-loopback/);
+    for (const host of other)
+      expect(() => checkBindAddress(host, false), host).toThrow(
+        /^refusing to bind .*: the lab has no authentication; pass --allow-non-loopback/,
+      );
     for (const host of other) expect(() => checkBindAddress(host, true), host).not.toThrow();
   });
 
@@ -61,7 +90,9 @@ describe('lab binding', () => {
     );
     for (const { host, dataDir, ran } of runs) {
       expect(ran.code, explain(ran)).toBe(1);
-      expect(ran.stderr).toContain(`benchdrop lab: refusing to bind ${host}: the lab has no authentication; pass --allow-non-loopback to expose it anyway`);
+      expect(ran.stderr).toContain(
+        `benchdrop lab: refusing to bind ${host}: the lab has no authentication; pass --allow-non-loopback to expose it anyway`,
+      );
       expect(ran.stdout).not.toMatch(/ready in/);
       expect(existsSync(dataDir), host).toBe(false);
     }
@@ -78,11 +109,18 @@ describe('lab binding', () => {
   });
 
   it('binds S3, the API and DynamoDB to 127.0.0.1 when no --host is given', async () => {
-    const lab = await LabProcess.start({ dataDir: join(scratch, 'default'), fresh: true, args: ['--no-samples'], env: clientEnv(scratch) });
+    const lab = await LabProcess.start({
+      dataDir: join(scratch, 'default'),
+      fresh: true,
+      args: ['--no-samples'],
+      env: clientEnv(scratch),
+    });
     try {
       const e = lab.endpoints;
       for (const url of [e.s3Endpoint, e.apiUrl, e.dynamodbEndpoint]) expect(new URL(url).hostname).toBe('127.0.0.1');
-      expect(lab.printedLines(/^(S3 endpoint|API) /).join('\n')).toMatch(/^S3 endpoint {2}http:\/\/127\.0\.0\.1:\d+ [\s\S]*\nAPI {10}http:\/\/127\.0\.0\.1:\d+$/);
+      expect(lab.printedLines(/^(S3 endpoint|API) /).join('\n')).toMatch(
+        /^S3 endpoint {2}http:\/\/127\.0\.0\.1:\d+ [\s\S]*\nAPI {10}http:\/\/127\.0\.0\.1:\d+$/,
+      );
       const answer = await fetch(`${e.apiUrl}/devices`);
       expect(answer.status).toBe(200);
       await answer.arrayBuffer();

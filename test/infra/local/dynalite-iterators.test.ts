@@ -17,8 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abstractLevelOf } from '../../../infra/local/dynalite-iterators.ts';
-import { INDEXES } from '../../../shared/table.ts';
-import { createTableInput } from '../../../shared/table.ts';
+import { createTableInput, INDEXES } from '../../../shared/store/table.ts';
 
 const TABLE = 'iterators';
 const open = new Set<object>();
@@ -64,12 +63,23 @@ describe.each([
     server = dynalite({ createTableMs: 0, ...(directory ? { path: directory } : {}) });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     await client.send(new CreateTableCommand(createTableInput(TABLE)));
     db = DynamoDBDocumentClient.from(client);
     for (let batch = 0; batch < 4; batch++) {
-      const items = Array.from({ length: 25 }, (_, i) => ({ pk: 'P', sk: String(batch * 25 + i).padStart(3, '0'), gsi2pk: 'S', gsi2sk: String(i) }));
-      await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } }));
+      const items = Array.from({ length: 25 }, (_, i) => ({
+        pk: 'P',
+        sk: String(batch * 25 + i).padStart(3, '0'),
+        gsi2pk: 'S',
+        gsi2sk: String(i),
+      }));
+      await db.send(
+        new BatchWriteCommand({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } }),
+      );
     }
   });
 
@@ -81,14 +91,36 @@ describe.each([
 
   it('leaves no iterator open after queries read to the end, stopped by a Limit, or paged, and after a scan', async () => {
     const before = await settled();
-    const all = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': 'P' } }));
+    const all = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :p',
+        ExpressionAttributeValues: { ':p': 'P' },
+      }),
+    );
     expect(all.Items).toHaveLength(100);
-    const limited = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': 'P' }, Limit: 3 }));
+    const limited = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :p',
+        ExpressionAttributeValues: { ':p': 'P' },
+        Limit: 3,
+      }),
+    );
     expect(limited.Items).toHaveLength(3);
     let start: Record<string, unknown> | undefined;
     let pages = 0;
     do {
-      const page = await db.send(new QueryCommand({ TableName: TABLE, IndexName: INDEXES.byStatus.name, KeyConditionExpression: 'gsi2pk = :s', ExpressionAttributeValues: { ':s': 'S' }, Limit: 30, ExclusiveStartKey: start }));
+      const page = await db.send(
+        new QueryCommand({
+          TableName: TABLE,
+          IndexName: INDEXES.byStatus.name,
+          KeyConditionExpression: 'gsi2pk = :s',
+          ExpressionAttributeValues: { ':s': 'S' },
+          Limit: 30,
+          ExclusiveStartKey: start,
+        }),
+      );
       start = page.LastEvaluatedKey;
       pages++;
     } while (start);

@@ -11,8 +11,8 @@ import { s3EventRecord, sqsEvent } from '../../../infra/local/events.ts';
 import { ingestEnvironments } from '../../../infra/local/ingest-environments.ts';
 import { handler as sharedHandler } from '../../../functions/ingest/handler.ts';
 import { uploadPk } from '../../../shared/store/keys.ts';
-import { startEmulators, type Emulators } from '../../support/emulators.ts';
-import { lambdaContext } from '../../support/lambda.ts';
+import { startEmulators, type Emulators } from '../../../harness/emulators.ts';
+import { lambdaContext } from '../../../harness/lambda.ts';
 
 let env: Emulators;
 beforeAll(async () => {
@@ -23,11 +23,18 @@ afterAll(async () => {
   await env?.stop();
 });
 
-const LOG = 'Diskperf V1.2\n# req_size  fwd_wt  fwd_rd  bwd_wt  bwd_rd  rnd_wt  rnd_rd\n       4096    2.84    5.96    2.64    4.27    0.18    0.35\n';
+const LOG =
+  'Diskperf V1.2\n# req_size  fwd_wt  fwd_rd  bwd_wt  bwd_rd  rnd_wt  rnd_rd\n       4096    2.84    5.96    2.64    4.27    0.18    0.35\n';
 
 /** Whether the table holds an upload record (any version) of the key. */
 async function hasUpload(tableName: string, key: string): Promise<boolean> {
-  const page = await env.db.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': uploadPk(env.bucket, key) } }));
+  const page = await env.db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': uploadPk(env.bucket, key) },
+    }),
+  );
   return (page.Items ?? []).length > 0;
 }
 
@@ -40,7 +47,9 @@ describe('ingest environments', () => {
 
     const event = async (key: string) => {
       const put = await env.put(key, LOG);
-      return sqsEvent([s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag })]);
+      return sqsEvent([
+        s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag }),
+      ]);
     };
     const [a, b] = await Promise.all([event('first/run.txt'), event('second/run.txt')]);
     const answers = await Promise.all([first!.handler(a, lambdaContext()), second!.handler(b, lambdaContext())]);

@@ -6,7 +6,16 @@
  * are what a traversal would read, overwrite, copy or unlink; afterwards nothing
  * outside <data>/s3 may have changed and no refused request may have sent an event.
  */
-import { CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -39,9 +48,19 @@ beforeAll(async () => {
   // What ../../ from the bucket reaches (<scratch>/lab/s3/benchdrop-drop/../../ is <scratch>/lab): an "object" to steal, one to delete.
   plantObject(join(dataDir, 'secret'), 'not for the bucket');
   plantObject(join(dataDir, 'victim'), 'must survive');
-  lab = await startLabS3({ host: '127.0.0.1', port: 0, directory: join(dataDir, 's3'), bucket: BUCKET, onEvent: (record) => events.push(record) });
+  lab = await startLabS3({
+    host: '127.0.0.1',
+    port: 0,
+    directory: join(dataDir, 's3'),
+    bucket: BUCKET,
+    onEvent: (record) => events.push(record),
+  });
   endpoint = `http://127.0.0.1:${lab.address.port}`;
-  s3 = createS3Client({ region: 'us-east-1', s3Endpoint: endpoint, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  s3 = createS3Client({
+    region: 'us-east-1',
+    s3Endpoint: endpoint,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   outsideBefore = filesOutsideS3();
 });
 
@@ -78,11 +97,15 @@ interface Answer {
 /** One request exactly as written: Node sends the path without normalising it. */
 function raw(method: string, path: string, headers: Record<string, string> = {}, body = 'escaped!'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const sent = request(`${endpoint}${path.startsWith('/') ? '' : '/'}`, { method, path, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const sent = request(
+      `${endpoint}${path.startsWith('/') ? '' : '/'}`,
+      { method, path, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     sent.on('error', reject);
     sent.end(body);
   });
@@ -107,7 +130,12 @@ const HOSTILE: { what: string; method: string; path: string; headers?: Record<st
   { what: 'PUT a malformed escape', method: 'PUT', path: `${B}/escape%E0%A4%A.txt` },
   { what: 'PUT into bucket ..', method: 'PUT', path: '/%2e%2e/escape.txt' },
   { what: 'PUT into bucket ../x', method: 'PUT', path: '/..%2Fx/escape.txt' },
-  { what: 'PUT with a Host naming bucket ..', method: 'PUT', path: '/escape.txt', headers: { host: '...s3.amazonaws.com' } },
+  {
+    what: 'PUT with a Host naming bucket ..',
+    method: 'PUT',
+    path: '/escape.txt',
+    headers: { host: '...s3.amazonaws.com' },
+  },
   { what: 'GET ../secret', method: 'GET', path: `${B}/../../secret` },
   { what: 'GET %2e%2e/secret', method: 'GET', path: `${B}/%2e%2e/%2e%2e/secret` },
   { what: 'HEAD ../secret', method: 'HEAD', path: `${B}/../../secret` },
@@ -117,14 +145,42 @@ const HOSTILE: { what: string; method: string; path: string; headers?: Record<st
   { what: 'POST multipart start at ../', method: 'POST', path: `${B}/../../x/escape.txt?uploads` },
   { what: 'POST multipart start at %2e%2e', method: 'POST', path: `${B}/%2e%2e/%2e%2e/x/escape.txt?uploads` },
   { what: 'PUT a part under uploadId ../', method: 'PUT', path: `${B}/ok.txt?partNumber=1&uploadId=..%2F..%2F..%2Fx` },
-  { what: 'PUT a part numbered ../', method: 'PUT', path: `${B}/ok.txt?partNumber=..%2F..%2F..%2F..%2Fescape.txt&uploadId=${uploadId}` },
+  {
+    what: 'PUT a part numbered ../',
+    method: 'PUT',
+    path: `${B}/ok.txt?partNumber=..%2F..%2F..%2F..%2Fescape.txt&uploadId=${uploadId}`,
+  },
   { what: 'POST multipart completion of uploadId ../', method: 'POST', path: `${B}/ok.txt?uploadId=..%2F..%2F..%2F..` },
   { what: 'DELETE (abort) uploadId ../', method: 'DELETE', path: `${B}/ok.txt?uploadId=..%2F..%2F..` },
-  { what: 'COPY from ../secret (header)', method: 'PUT', path: `${B}/stolen.txt`, headers: { 'x-amz-copy-source': `${BUCKET}/../../secret` } },
-  { what: 'COPY from %2e%2e/secret (header)', method: 'PUT', path: `${B}/stolen.txt`, headers: { 'x-amz-copy-source': `/${BUCKET}/%2e%2e/%2e%2e/secret` } },
-  { what: 'COPY from bucket .. (header)', method: 'PUT', path: `${B}/stolen.txt`, headers: { 'x-amz-copy-source': '../secret' } },
-  { what: 'COPY from ../secret (query parameter)', method: 'PUT', path: `${B}/stolen.txt?X-Amz-Copy-Source=${encodeURIComponent(`${BUCKET}/../../secret`)}` },
-  { what: 'COPY to ../', method: 'PUT', path: `${B}/../../stolen.txt`, headers: { 'x-amz-copy-source': `${BUCKET}/fine.txt` } },
+  {
+    what: 'COPY from ../secret (header)',
+    method: 'PUT',
+    path: `${B}/stolen.txt`,
+    headers: { 'x-amz-copy-source': `${BUCKET}/../../secret` },
+  },
+  {
+    what: 'COPY from %2e%2e/secret (header)',
+    method: 'PUT',
+    path: `${B}/stolen.txt`,
+    headers: { 'x-amz-copy-source': `/${BUCKET}/%2e%2e/%2e%2e/secret` },
+  },
+  {
+    what: 'COPY from bucket .. (header)',
+    method: 'PUT',
+    path: `${B}/stolen.txt`,
+    headers: { 'x-amz-copy-source': '../secret' },
+  },
+  {
+    what: 'COPY from ../secret (query parameter)',
+    method: 'PUT',
+    path: `${B}/stolen.txt?X-Amz-Copy-Source=${encodeURIComponent(`${BUCKET}/../../secret`)}`,
+  },
+  {
+    what: 'COPY to ../',
+    method: 'PUT',
+    path: `${B}/../../stolen.txt`,
+    headers: { 'x-amz-copy-source': `${BUCKET}/fine.txt` },
+  },
   { what: 'POST a form upload (key in the body)', method: 'POST', path: B, status: 501 },
   { what: 'POST DeleteObjects (keys in the body)', method: 'POST', path: `${B}?delete`, status: 501 },
 ];
@@ -134,7 +190,10 @@ describe("the lab's S3 endpoint", () => {
     for (const hostile of HOSTILE) {
       const answer = await raw(hostile.method, hostile.path, hostile.headers);
       expect(answer.status, hostile.what).toBe(hostile.status ?? 400);
-      if (hostile.method !== 'HEAD') expect(answer.body, hostile.what).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<Error><Code>(InvalidArgument|InvalidBucketName|NoSuchUpload|NotImplemented)<\/Code><Message>[^<]+<\/Message><\/Error>$/);
+      if (hostile.method !== 'HEAD')
+        expect(answer.body, hostile.what).toMatch(
+          /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<Error><Code>(InvalidArgument|InvalidBucketName|NoSuchUpload|NotImplemented)<\/Code><Message>[^<]+<\/Message><\/Error>$/,
+        );
     }
     expect(events).toEqual([]);
     // Nothing outside <data>/s3 was written, changed or removed; nothing at all landed as escape.txt.
@@ -146,13 +205,36 @@ describe("the lab's S3 endpoint", () => {
 
   it('still takes every ordinary request: PUT, GET, copy, multipart and DELETE, keys with spaces and dots inside segments', async () => {
     const keys = ['fine.txt', 'my disk/run 1.txt', 'dots/..not-a-segment/file...txt', 'x4100/solaris-x4100.iostat.txt'];
-    for (const key of keys) await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: `content of ${key}` }));
-    for (const key of keys) expect(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToString()).toBe(`content of ${key}`);
-    await s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: 'copied/fine.txt', CopySource: `${BUCKET}/my%20disk/run%201.txt` }));
-    expect(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'copied/fine.txt' }))).Body!.transformToString()).toBe('content of my disk/run 1.txt');
+    for (const key of keys)
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: `content of ${key}` }));
+    for (const key of keys)
+      expect(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToString()).toBe(
+        `content of ${key}`,
+      );
+    await s3.send(
+      new CopyObjectCommand({ Bucket: BUCKET, Key: 'copied/fine.txt', CopySource: `${BUCKET}/my%20disk/run%201.txt` }),
+    );
+    expect(
+      await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'copied/fine.txt' }))).Body!.transformToString(),
+    ).toBe('content of my disk/run 1.txt');
     const started = await s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: 'multi/part.txt' }));
-    const part = await s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: 'multi/part.txt', UploadId: started.UploadId, PartNumber: 1, Body: 'one part' }));
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'multi/part.txt', UploadId: started.UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag! }] } }));
+    const part = await s3.send(
+      new UploadPartCommand({
+        Bucket: BUCKET,
+        Key: 'multi/part.txt',
+        UploadId: started.UploadId,
+        PartNumber: 1,
+        Body: 'one part',
+      }),
+    );
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: BUCKET,
+        Key: 'multi/part.txt',
+        UploadId: started.UploadId,
+        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag! }] },
+      }),
+    );
     await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'fine.txt' }));
 
     const decoded = (key: string) => decodeURIComponent(key.replace(/\+/g, ' '));
@@ -168,7 +250,8 @@ describe("the lab's S3 endpoint", () => {
 
 describe('the key rule', () => {
   it("is the API presigner's rule (shared/api.ts CreateUploadBody) plus no backslash", () => {
-    for (const key of ['a', 'my disk/run 1.txt', '..a/b..', 'a//b', 'ünïcode/ключ.txt', 'k'.repeat(1024)]) expect(keyProblem(key), key).toBeUndefined();
+    for (const key of ['a', 'my disk/run 1.txt', '..a/b..', 'a//b', 'ünïcode/ключ.txt', 'k'.repeat(1024)])
+      expect(keyProblem(key), key).toBeUndefined();
     const refused: [string, string][] = [
       ['', ''],
       ['..', '. or ..'],

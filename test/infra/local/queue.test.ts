@@ -17,8 +17,10 @@ import { adoptPendingFile, Journal, type JournalEntry } from '../../../infra/loc
 import { LocalQueue } from '../../../infra/local/queue.ts';
 
 const context = () => ({}) as Context;
-const note = (key: string) => s3Notification(s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: 'b', key, size: 1, eTag: 'e' }));
-const keyOf = (body: string) => (JSON.parse(body) as { Records: { s3: { object: { key: string } } }[] }).Records[0]!.s3.object.key;
+const note = (key: string) =>
+  s3Notification(s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: 'b', key, size: 1, eTag: 'e' }));
+const keyOf = (body: string) =>
+  (JSON.parse(body) as { Records: { s3: { object: { key: string } } }[] }).Records[0]!.s3.object.key;
 const receiveCount = (event: SQSEvent) => Number(event.Records[0]!.attributes.ApproximateReceiveCount);
 
 let scratch: string;
@@ -63,7 +65,13 @@ describe('LocalQueue', () => {
           attempts.set(key, (attempts.get(key) ?? 0) + 1);
           return key === 'flaky' && attempts.get(key)! < 2;
         });
-        expect(event.Records.every((r) => r.eventSource === 'aws:sqs' && Number(r.attributes.ApproximateReceiveCount) === attempts.get(keyOf(r.body)))).toBe(true);
+        expect(
+          event.Records.every(
+            (r) =>
+              r.eventSource === 'aws:sqs' &&
+              Number(r.attributes.ApproximateReceiveCount) === attempts.get(keyOf(r.body)),
+          ),
+        ).toBe(true);
         return { batchItemFailures: failures.map((r) => ({ itemIdentifier: r.messageId })) };
       },
     });
@@ -98,7 +106,9 @@ describe('LocalQueue', () => {
     expect(dead).toEqual(['doomed']);
     expect(queue.deadLetters[0]!.receives).toBe(3);
     const lines = readFileSync(journal.deadLetterFile, 'utf8').trim().split('\n');
-    expect(lines.map((l) => JSON.parse(l) as { receives: number; body: string }).map((l) => [keyOf(l.body), l.receives])).toEqual([['doomed', 3]]);
+    expect(
+      lines.map((l) => JSON.parse(l) as { receives: number; body: string }).map((l) => [keyOf(l.body), l.receives]),
+    ).toEqual([['doomed', 3]]);
     expect(readdirSync(journal.dir)).toEqual([]);
   });
 });
@@ -148,7 +158,18 @@ describe('LocalQueue journal', () => {
     await until(() => firstReceives > 0);
 
     const seen: [string, number][] = [];
-    const restarted = new LocalQueue({ context, journal: journalIn(dir), held: true, batchWindowMs: 1, handler: async (event) => void seen.push(...event.Records.map((r) => [keyOf(r.body), Number(r.attributes.ApproximateReceiveCount)] as [string, number])) });
+    const restarted = new LocalQueue({
+      context,
+      journal: journalIn(dir),
+      held: true,
+      batchWindowMs: 1,
+      handler: async (event) =>
+        void seen.push(
+          ...event.Records.map(
+            (r) => [keyOf(r.body), Number(r.attributes.ApproximateReceiveCount)] as [string, number],
+          ),
+        ),
+    });
     expect(restarted.start()).toEqual({ resumed: 2, exhausted: 0, unreadable: [] });
     await restarted.idle();
     expect(seen).toEqual([
@@ -161,13 +182,26 @@ describe('LocalQueue journal', () => {
   it('dead-letters on start, without another delivery, a message whose last receive never ended, and lists it once however often the lab dies', async () => {
     const dir = join(scratch, 'exhausted');
     const journal = journalIn(dir);
-    const entry: JournalEntry = { messageId: 'm-exhausted', seq: 7, sentAt: new Date().toISOString(), receives: 3, body: JSON.stringify(note('exhausted')) };
+    const entry: JournalEntry = {
+      messageId: 'm-exhausted',
+      seq: 7,
+      sentAt: new Date().toISOString(),
+      receives: 3,
+      body: JSON.stringify(note('exhausted')),
+    };
     journal.write(entry);
 
     for (let start = 0; start < 2; start++) {
       const letters: string[] = [];
       let deliveries = 0;
-      const queue = new LocalQueue({ context, journal: journalIn(dir), held: true, maxReceiveCount: 3, onDeadLetter: (letter) => void letters.push(letter.messageId), handler: async () => void deliveries++ });
+      const queue = new LocalQueue({
+        context,
+        journal: journalIn(dir),
+        held: true,
+        maxReceiveCount: 3,
+        onDeadLetter: (letter) => void letters.push(letter.messageId),
+        handler: async () => void deliveries++,
+      });
       expect(queue.start()).toEqual({ resumed: 1, exhausted: 1, unreadable: [] });
       await queue.idle();
       expect({ letters, deliveries }).toEqual({ letters: ['m-exhausted'], deliveries: 0 });
@@ -180,11 +214,26 @@ describe('LocalQueue journal', () => {
 
   it('finishes what a crash cut short: a whole temporary file is the newest state, a torn one is set aside', async () => {
     const journal = journalIn();
-    const whole: JournalEntry = { messageId: 'm-whole', seq: 1, sentAt: new Date().toISOString(), receives: 1, body: JSON.stringify(note('whole')) };
+    const whole: JournalEntry = {
+      messageId: 'm-whole',
+      seq: 1,
+      sentAt: new Date().toISOString(),
+      receives: 1,
+      body: JSON.stringify(note('whole')),
+    };
     writeFileSync(join(journal.dir, `000000000001-m-whole.json.tmp`), JSON.stringify(whole));
-    writeFileSync(join(journal.dir, `000000000002-m-torn.json.tmp`), JSON.stringify({ ...whole, messageId: 'm-torn' }).slice(0, 40));
+    writeFileSync(
+      join(journal.dir, `000000000002-m-torn.json.tmp`),
+      JSON.stringify({ ...whole, messageId: 'm-torn' }).slice(0, 40),
+    );
     const seen: [string, number][] = [];
-    const queue = new LocalQueue({ context, journal, held: true, batchWindowMs: 1, handler: async (event) => void seen.push([keyOf(event.Records[0]!.body), receiveCount(event)]) });
+    const queue = new LocalQueue({
+      context,
+      journal,
+      held: true,
+      batchWindowMs: 1,
+      handler: async (event) => void seen.push([keyOf(event.Records[0]!.body), receiveCount(event)]),
+    });
     expect(queue.start()).toEqual({ resumed: 1, exhausted: 0, unreadable: ['000000000002-m-torn.json.tmp'] });
     await queue.idle();
     expect(seen).toEqual([['whole', 2]]);
@@ -209,7 +258,10 @@ describe('LocalQueue journal', () => {
       handler: async (event): Promise<SQSBatchResponse> => {
         bodies.push(...event.Records.map((r) => r.body));
         // Fail the first delivery, so that the second shows which body it carries.
-        return { batchItemFailures: receiveCount(event) === 1 ? event.Records.map((r) => ({ itemIdentifier: r.messageId })) : [] };
+        return {
+          batchItemFailures:
+            receiveCount(event) === 1 ? event.Records.map((r) => ({ itemIdentifier: r.messageId })) : [],
+        };
       },
     });
     queue.send(note('object'), { unprepared: true });
@@ -225,7 +277,13 @@ describe('LocalQueue journal', () => {
   it('stops after the batch in flight and keeps the rest on disk for the next start', async () => {
     const dir = join(scratch, 'stopped');
     const release = gate();
-    const first = new LocalQueue({ context, journal: journalIn(dir), batchWindowMs: 1, batchSize: 1, handler: () => release.opened });
+    const first = new LocalQueue({
+      context,
+      journal: journalIn(dir),
+      batchWindowMs: 1,
+      batchSize: 1,
+      handler: () => release.opened,
+    });
     first.send(note('in-flight'));
     first.send(note('waiting'));
     await until(() => first.inFlight === 1);
@@ -235,7 +293,12 @@ describe('LocalQueue journal', () => {
     expect(entries(journalIn(dir)).map((e) => keyOf(e.body))).toEqual(['waiting']);
 
     const seen: string[] = [];
-    const next = new LocalQueue({ context, journal: journalIn(dir), batchWindowMs: 1, handler: async (event) => void seen.push(...event.Records.map((r) => keyOf(r.body))) });
+    const next = new LocalQueue({
+      context,
+      journal: journalIn(dir),
+      batchWindowMs: 1,
+      handler: async (event) => void seen.push(...event.Records.map((r) => keyOf(r.body))),
+    });
     await next.idle();
     expect(seen).toEqual(['waiting']);
   });
@@ -246,7 +309,13 @@ describe('LocalQueue journal', () => {
     const file = join(dir, 'pending-messages.jsonl');
     writeFileSync(file, `${JSON.stringify(note('old-1'))}\n${JSON.stringify(note('old-2'))}\n`);
     const seen: string[] = [];
-    const queue = new LocalQueue({ context, journal, held: true, batchWindowMs: 1, handler: async (event) => void seen.push(...event.Records.map((r) => keyOf(r.body))) });
+    const queue = new LocalQueue({
+      context,
+      journal,
+      held: true,
+      batchWindowMs: 1,
+      handler: async (event) => void seen.push(...event.Records.map((r) => keyOf(r.body))),
+    });
     expect(adoptPendingFile(file, (body) => queue.sendBody(body))).toBe(2);
     expect(existsSync(file)).toBe(false);
     expect(entries(journal).map((e) => keyOf(e.body))).toEqual(['old-1', 'old-2']);

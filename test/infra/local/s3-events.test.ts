@@ -4,7 +4,15 @@
  * wires them, the queue held (nothing is delivered, so whatever is on
  * disk is what the request left). Real HTTP requests through the AWS SDK.
  */
-import { CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand, PutObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -26,10 +34,26 @@ let s3: S3Client;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'benchdrop-s3-events-'));
   journal = new Journal(join(scratch, 'queue'), join(scratch, 'dead-letters.jsonl'));
-  const queue = new LocalQueue({ journal, held: true, context: () => ({}) as Context, handler: async () => expect.unreachable('the queue is not started') });
-  lab = await startLabS3({ host: '127.0.0.1', port: 0, directory: join(scratch, 's3'), bucket: BUCKET, onEvent: (record) => queue.send(s3Notification(record), { unprepared: true }) });
+  const queue = new LocalQueue({
+    journal,
+    held: true,
+    context: () => ({}) as Context,
+    handler: async () => expect.unreachable('the queue is not started'),
+  });
+  lab = await startLabS3({
+    host: '127.0.0.1',
+    port: 0,
+    directory: join(scratch, 's3'),
+    bucket: BUCKET,
+    onEvent: (record) => queue.send(s3Notification(record), { unprepared: true }),
+  });
   // One attempt: a refused request must show as refused, not be sent again.
-  s3 = createS3Client({ region: 'us-east-1', s3Endpoint: `http://127.0.0.1:${lab.address.port}`, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
+  s3 = createS3Client({
+    region: 'us-east-1',
+    s3Endpoint: `http://127.0.0.1:${lab.address.port}`,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    maxAttempts: 1,
+  });
 });
 
 afterAll(async () => {
@@ -43,7 +67,9 @@ function journaledAfter(seen: number): (JournalEntry & { record: S3Notification[
   const entries = readdirSync(journal.dir)
     .sort()
     .map((name) => JSON.parse(readFileSync(join(journal.dir, name), 'utf8')) as JournalEntry);
-  return entries.slice(seen).map((entry) => ({ ...entry, record: (JSON.parse(entry.body) as S3Notification).Records[0]! }));
+  return entries
+    .slice(seen)
+    .map((entry) => ({ ...entry, record: (JSON.parse(entry.body) as S3Notification).Records[0]! }));
 }
 
 const count = () => readdirSync(journal.dir).length;
@@ -54,7 +80,18 @@ describe("the lab's S3 events", () => {
     const put = await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'my disk/run 1.txt', Body: 'hello, disk' }));
     // Read as soon as the response is here: nothing else has run in the lab since.
     const [entry] = journaledAfter(before);
-    expect(entry).toMatchObject({ receives: 0, unprepared: true, record: { eventName: 'ObjectCreated:Put', eventSource: 'aws:s3', s3: { bucket: { name: BUCKET }, object: { key: 'my+disk/run+1.txt', size: 11, eTag: put.ETag!.replace(/"/g, '') } } } });
+    expect(entry).toMatchObject({
+      receives: 0,
+      unprepared: true,
+      record: {
+        eventName: 'ObjectCreated:Put',
+        eventSource: 'aws:s3',
+        s3: {
+          bucket: { name: BUCKET },
+          object: { key: 'my+disk/run+1.txt', size: 11, eTag: put.ETag!.replace(/"/g, '') },
+        },
+      },
+    });
     expect(entry!.record.s3.object.sequencer).toMatch(/^[0-9A-F]{18}$/);
     expect(readdirSync(journal.dir).filter((name) => !name.endsWith('.json'))).toEqual([]);
   });
@@ -64,8 +101,23 @@ describe("the lab's S3 events", () => {
     const source = await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'source.txt', Body: 'copied bytes' }));
     await s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: 'copy.txt', CopySource: `${BUCKET}/source.txt` }));
     const started = await s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: 'multi.txt' }));
-    const part = await s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: 'multi.txt', UploadId: started.UploadId, PartNumber: 1, Body: 'a part' }));
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'multi.txt', UploadId: started.UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag! }] } }));
+    const part = await s3.send(
+      new UploadPartCommand({
+        Bucket: BUCKET,
+        Key: 'multi.txt',
+        UploadId: started.UploadId,
+        PartNumber: 1,
+        Body: 'a part',
+      }),
+    );
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: BUCKET,
+        Key: 'multi.txt',
+        UploadId: started.UploadId,
+        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag! }] },
+      }),
+    );
     await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'source.txt' }));
 
     const entries = journaledAfter(before);
@@ -84,7 +136,11 @@ describe("the lab's S3 events", () => {
     const copy = entries[1]!;
     expect(copy.record.s3.object.eTag).toBe('');
     const prepared = JSON.parse((await prepareNotification(s3, copy.body))!) as S3Notification;
-    expect(prepared.Records[0]!.s3.object).toMatchObject({ key: 'copy.txt', size: 12, eTag: source.ETag!.replace(/"/g, '') });
+    expect(prepared.Records[0]!.s3.object).toMatchObject({
+      key: 'copy.txt',
+      size: 12,
+      eTag: source.ETag!.replace(/"/g, ''),
+    });
     // A copy whose object is gone before its first delivery has nothing left to deliver.
     await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'copy.txt' }));
     expect(await prepareNotification(s3, copy.body)).toBeUndefined();

@@ -1,0 +1,46 @@
+/**
+ * The sweeper and its schedule. A delivery that died (crash, timeout, out of
+ * memory) on its last receive leaves a `processing` record and no message at
+ * all: nothing else would ever end it (shared/sweep.ts).
+ */
+import type { Stack } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SWEEPER_METRICS } from '../../functions/sweeper/handler.ts';
+import { SWEEPER } from '../limits.ts';
+import {
+  functionEntry,
+  grantTable,
+  labFunction,
+  TABLE_ACCESS,
+  type LabFunction,
+  type PartProps,
+} from './lab-function.ts';
+
+export interface Sweeper extends LabFunction {
+  schedule: events.Rule;
+}
+
+export function sweeper(stack: Stack, props: PartProps & { table: dynamodb.Table }): Sweeper {
+  const { lab } = props.settings;
+  const sweeperFunction = labFunction(stack, 'Sweeper', props.table, props, {
+    entry: functionEntry('sweeper'),
+    description: `benchdrop lab ${lab}: end uploads left processing past their time as failed`,
+    roleDescription: `benchdrop lab ${lab}: sweeper function`,
+    service: SWEEPER_METRICS.service,
+    memoryMB: SWEEPER.memoryMB,
+    timeout: SWEEPER.timeout,
+    environment: {},
+  });
+  // Least privilege: processing records by status, and the table as ending an upload needs it.
+  grantTable(sweeperFunction.role, props.table, TABLE_ACCESS.sweeper);
+  // No retries: the next run is the retry, and a late one could overlap it (see SWEEPER_LIMITS).
+  sweeperFunction.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: SWEEPER.maxEventAge });
+  const schedule = new events.Rule(stack, 'SweepSchedule', {
+    description: `benchdrop lab ${lab}: run the sweeper every ${SWEEPER.every.toMinutes()} minutes`,
+    schedule: events.Schedule.rate(SWEEPER.every),
+    targets: [new LambdaFunction(sweeperFunction.fn, { retryAttempts: 0, maxEventAge: SWEEPER.maxEventAge })],
+  });
+  return { ...sweeperFunction, schedule };
+}
