@@ -71,33 +71,48 @@ export class ApiClient {
     const text = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (text !== undefined) headers['content-type'] = 'application/json';
-    if (!this.target.sign) return { url: url.href, method, headers, ...(text !== undefined ? { body: text } : {}) };
+    const sent = this.target.sign ? await this.signed(method, url, headers, text) : headers;
+    return { url: url.href, method, headers: sent, ...(text !== undefined ? { body: text } : {}) };
+  }
 
+  /** The headers signed with SigV4 for execute-api, in lower case and without `host` (fetch sets it). */
+  private async signed(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    text: string | undefined,
+  ): Promise<Record<string, string>> {
     this.credentials ??= fromNodeProviderChain();
-    const signer = new SignatureV4({ service: 'execute-api', region: this.target.region, credentials: this.credentials, sha256: Sha256 });
-    const query_: Record<string, string> = {};
-    for (const [name, value] of url.searchParams) query_[name] = value;
+    const signer = new SignatureV4({
+      service: 'execute-api',
+      region: this.target.region,
+      credentials: this.credentials,
+      sha256: Sha256,
+    });
+    const query: Record<string, string> = {};
+    for (const [name, value] of url.searchParams) query[name] = value;
+    const request = {
+      method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query,
+      headers: { ...headers, host: url.host },
+      ...(text !== undefined ? { body: text } : {}),
+    };
     let signed;
     try {
-      signed = await signer.sign(
-        {
-          method,
-          protocol: url.protocol,
-          hostname: url.hostname,
-          ...(url.port ? { port: Number(url.port) } : {}),
-          path: url.pathname,
-          query: query_,
-          headers: { ...headers, host: url.host },
-          ...(text !== undefined ? { body: text } : {}),
-        },
-        this.deps.signingDate ? { signingDate: this.deps.signingDate } : {},
-      );
+      signed = await signer.sign(request, this.deps.signingDate ? { signingDate: this.deps.signingDate } : {});
     } catch (error) {
-      throw new CliError(`no AWS credentials to sign the request to ${this.target.url} (${(error as Error).message}); configure them (aws configure, AWS_PROFILE or AWS_ACCESS_KEY_ID) or ${TARGET_HELP}`);
+      throw new CliError(
+        `no AWS credentials to sign the request to ${this.target.url} (${(error as Error).message}); configure them (aws configure, AWS_PROFILE or AWS_ACCESS_KEY_ID) or ${TARGET_HELP}`,
+      );
     }
     const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(signed.headers)) if (name.toLowerCase() !== 'host') out[name.toLowerCase()] = String(value);
-    return { url: url.href, method, headers: out, ...(text !== undefined ? { body: text } : {}) };
+    for (const [name, value] of Object.entries(signed.headers))
+      if (name.toLowerCase() !== 'host') out[name.toLowerCase()] = String(value);
+    return out;
   }
 
   async get<T>(path: string, query: Query = {}): Promise<T> {
@@ -114,9 +129,13 @@ export class ApiClient {
     const items: T[] = [];
     let next = from;
     do {
-      const page = await this.get<Record<string, unknown>>(path, { ...query, limit: Math.min(MAX_PAGE, max - items.length), next });
+      const page = await this.get<Record<string, unknown>>(path, {
+        ...query,
+        limit: Math.min(MAX_PAGE, max - items.length),
+        next,
+      });
       const got = page[field];
-      if (!Array.isArray(got)) throw new CliError(`the API at ${this.target.url} answered ${path} without a ${field} list; is ${this.target.url} a benchdrop API? Otherwise ${TARGET_HELP}`);
+      if (!Array.isArray(got)) throw this.notBenchdrop(path, `without a ${field} list`);
       items.push(...(got as T[]));
       next = typeof page['next'] === 'string' ? page['next'] : undefined;
     } while (next !== undefined && items.length < max);
@@ -135,18 +154,31 @@ export class ApiClient {
         signal: AbortSignal.timeout(this.deps.timeoutMs ?? 30_000),
       });
     } catch (error) {
-      throw new CliError(`could not reach the benchdrop API at ${this.target.url} (from ${this.target.source}): ${reason(error)}; ${this.target.notAnswering ?? `is the lab running? Otherwise ${TARGET_HELP}`}`);
+      throw new CliError(
+        `could not reach the benchdrop API at ${this.target.url} (from ${this.target.source}): ${reason(error)}; ${this.target.notAnswering ?? `is the lab running? Otherwise ${TARGET_HELP}`}`,
+      );
     }
     const text = await response.text();
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+    const json = jsonOrUndefined(text);
     if (!response.ok) throw errorOf(response, json, text, request.url);
-    if (json === undefined) throw new CliError(`the API at ${this.target.url} answered ${path} with something that is not JSON (${text.slice(0, 80) || 'an empty body'}); is ${this.target.url} a benchdrop API? Otherwise ${TARGET_HELP}`);
+    if (json === undefined)
+      throw this.notBenchdrop(path, `with something that is not JSON (${text.slice(0, 80) || 'an empty body'})`);
     return json as T;
+  }
+
+  /** An answer no benchdrop API gives: the URL most likely names something else. */
+  private notBenchdrop(path: string, how: string): CliError {
+    return new CliError(
+      `the API at ${this.target.url} answered ${path} ${how}; is ${this.target.url} a benchdrop API? Otherwise ${TARGET_HELP}`,
+    );
+  }
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 
@@ -166,11 +198,23 @@ function errorOf(response: Response, json: unknown, text: string, url: string): 
     return new ApiRequestError(body.error.message, response.status, body.error.code ?? String(response.status));
   }
   // API Gateway's own answers (IAM auth, throttling): {"message": "..."}.
-  const gateway = body && typeof body === 'object' ? (typeof body.message === 'string' ? body.message : typeof body.Message === 'string' ? body.Message : undefined) : undefined;
+  const gateway =
+    body && typeof body === 'object'
+      ? typeof body.message === 'string'
+        ? body.message
+        : typeof body.Message === 'string'
+          ? body.Message
+          : undefined
+      : undefined;
   if (gateway) {
-    const hint = response.status === 403 ? ' (the API uses IAM auth: check your AWS credentials and region, or the stack)' : '';
+    const hint =
+      response.status === 403 ? ' (the API uses IAM auth: check your AWS credentials and region, or the stack)' : '';
     return new ApiRequestError(`${gateway}${hint}`, response.status, String(response.status));
   }
   const snippet = text.trim().slice(0, 120);
-  return new ApiRequestError(`the API answered ${response.status} ${response.statusText} for ${url}${snippet ? `: ${snippet}` : ''}`, response.status, String(response.status));
+  return new ApiRequestError(
+    `the API answered ${response.status} ${response.statusText} for ${url}${snippet ? `: ${snippet}` : ''}`,
+    response.status,
+    String(response.status),
+  );
 }

@@ -2,8 +2,9 @@
  * What the lab commands share: their dependencies (injectable, so tests run them
  * in-process against real local peers) and turning failures into `error: ...`.
  */
+import { plural } from '../shared/comparison/format.ts';
 import { LabelError } from '../shared/labels.ts';
-import { MAX_PAGE } from '../shared/api.ts';
+import { DEFAULT_PAGE, MAX_PAGE } from '../shared/api.ts';
 import { ApiClient, type ApiClientDeps, type Query } from './api-client.ts';
 import { CliError, type Output } from './io.ts';
 import { Target, type TargetDeps, type TargetFlags } from './target.ts';
@@ -45,8 +46,20 @@ export async function guarded(io: Output, run: () => Promise<number>): Promise<n
   }
 }
 
-export function plural(n: number, word: string, many = `${word}s`): string {
-  return `${n} ${n === 1 ? word : many}`;
+/** What an empty lab's listings say: how logs get in. */
+export const NO_LOGS_YET = 'upload logs with `benchdrop upload FILE... --device LABEL`';
+
+/** --limit as given: a whole number of `nouns`, 1 or more; the API's default page size without it. */
+export function limitOption(value: string | number | undefined, nouns: string): number {
+  const limit = value === undefined ? DEFAULT_PAGE : Number(value);
+  if (!(Number.isSafeInteger(limit) && limit >= 1))
+    throw new CliError(`--limit ${value}: expected a whole number of ${nouns}, 1 or more`);
+  return limit;
+}
+
+/** A listing's --json: its items under their field, and `next`, which goes on after them with the same filters. */
+export function listingJson(field: string, items: readonly unknown[], next: string | undefined): string {
+  return JSON.stringify({ [field]: items, ...(next !== undefined ? { next } : {}) }, null, 2);
 }
 
 /** ISO times without milliseconds; anything else as given. */
@@ -55,7 +68,7 @@ export function shortTime(time: string | undefined): string {
   return time.replace(/\.\d+Z$/, 'Z');
 }
 
-/** A log time (shared/store/records.ts samplesTime): `Z` is UTC, no zone is the measuring host's clock. */
+/** A log time (shared/store/run-items.ts samplesTime): `Z` is UTC, no zone is the measuring host's clock. */
 const LOG_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})(Z?)$/;
 
 /**
@@ -92,12 +105,23 @@ export interface Listing {
  * MAX_PAGE items): "37 more" and the --limit that shows them all, or "at least
  * 1000 more" when the listing goes on past that page too.
  */
-export async function moreText(api: ApiClient, listing: Listing, filters: Query, shown: number, next: string): Promise<string> {
-  const rest = await api.get<Record<string, unknown[] | string | undefined>>(listing.path, { ...filters, limit: MAX_PAGE, next });
+export async function moreText(
+  api: ApiClient,
+  listing: Listing,
+  filters: Query,
+  shown: number,
+  next: string,
+): Promise<string> {
+  const rest = await api.get<Record<string, unknown[] | string | undefined>>(listing.path, {
+    ...filters,
+    limit: MAX_PAGE,
+    next,
+  });
   const more = (rest[listing.field] as unknown[] | undefined)?.length ?? 0;
   const head = `${plural(shown, listing.noun)} shown`;
   const narrow = `${listing.narrowedBy} narrows the list`;
-  if (rest['next'] === undefined) return more === 0 ? plural(shown, listing.noun) : `${head}, ${more} more: --limit ${shown + more} shows them all`;
+  if (rest['next'] === undefined)
+    return more === 0 ? plural(shown, listing.noun) : `${head}, ${more} more: --limit ${shown + more} shows them all`;
   if (more === 0) return `${head}, and the listing goes on: raise --limit, or ${narrow}`;
   return `${head}, at least ${more} more: --limit ${shown + more} shows ${more} of them, ${narrow}`;
 }

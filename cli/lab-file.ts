@@ -16,6 +16,12 @@ export const LAB_FILE = 'lab.json';
 /** The data folder `npm start` uses when given no --data: read from its own options, so it is written down once. */
 export const DEFAULT_DATA_DIR = defaultOf(labOptions(new Command()), '--data');
 
+/** A data folder's lab.json, as the user would name it (`.benchdrop/lab.json`). */
+export const labFilePath = (dataDir: string) => join(dataDir, LAB_FILE);
+
+/** Where a command run without --data looks for the running lab. */
+export const DEFAULT_LAB_FILE = labFilePath(DEFAULT_DATA_DIR);
+
 function defaultOf(command: Command, flag: string): string {
   const value: unknown = command.options.find((option) => option.long === flag)?.defaultValue;
   if (typeof value !== 'string') throw new Error(`the lab's options have no default for ${flag}`);
@@ -43,14 +49,16 @@ export async function findLabFile(dataFlag: string | undefined, cwd: string): Pr
   const dataDir = dataFlag ?? DEFAULT_DATA_DIR;
   const found = await readLabFile(dataDir, cwd);
   if (found === undefined && dataFlag !== undefined) {
-    throw new CliError(`--data ${dataFlag}: there is no ${join(dataFlag, LAB_FILE)}; the lab writes it there when it starts (${startCommand(dataFlag)})`);
+    throw new CliError(
+      `--data ${dataFlag}: there is no ${labFilePath(dataFlag)}; the lab writes it there when it starts (${startCommand(dataFlag)})`,
+    );
   }
   return found;
 }
 
 /** `<dataDir>/lab.json` read and checked; undefined when there is no such file. */
 export async function readLabFile(dataDir: string, cwd: string): Promise<LabFile | undefined> {
-  const path = join(dataDir, LAB_FILE);
+  const path = labFilePath(dataDir);
   let text: string;
   try {
     text = await readFile(resolve(cwd, path), 'utf8');
@@ -63,7 +71,10 @@ export async function readLabFile(dataDir: string, cwd: string): Promise<LabFile
 }
 
 function endpointsIn(text: string, path: string, dataDir: string): LabFileEndpoints {
-  const unlike = (why: string) => new CliError(`${path} is not a lab's endpoints file (${why}); the lab writes a new one when it starts (${startCommand(dataDir)}), or name the lab with --api URL`);
+  const unlike = (why: string) =>
+    new CliError(
+      `${path} is not a lab's endpoints file (${why}); the lab writes a new one when it starts (${startCommand(dataDir)}), or name the lab with --api URL`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(text);

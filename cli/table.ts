@@ -22,11 +22,24 @@ export type Align = 'left' | 'right';
  * Columns are right-aligned when every cell is a number (or a string of digits),
  * unless `align` says otherwise per column.
  */
-export function renderTable(header: readonly string[], rows: readonly (readonly Cell[])[], indent = '  ', align?: readonly Align[]): string {
+export function renderTable(
+  header: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  indent = '  ',
+  align?: readonly Align[],
+): string {
   const text = rows.map((row) => row.map((cell) => (typeof cell === 'number' ? formatNumber(cell) : (cell ?? '-'))));
   const widths = header.map((h, i) => Math.max(h.length, ...text.map((r) => r[i]!.length)));
-  const numeric = header.map((_, i) => (align?.[i] ? align[i] === 'right' : rows.every((r) => typeof r[i] === 'number' || r[i] === undefined || /^\d+$/.test(String(r[i])))));
+  const numeric = header.map((_, i) =>
+    align?.[i]
+      ? align[i] === 'right'
+      : rows.every((r) => typeof r[i] === 'number' || r[i] === undefined || /^\d+$/.test(String(r[i]))),
+  );
   const line = (cells: readonly string[]) =>
-    indent + cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    indent +
+    cells
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...text.map(line)].join('\n');
 }

@@ -17,11 +17,10 @@
  * --stack) are signed with SigV4 for execute-api; a local http API gets plain
  * requests.
  */
-import { join } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORTS } from '../infra/local/options.ts';
-import { ENV } from '../shared/config.ts';
+import { DEFAULT_REGION, ENV, LAB_CREDENTIALS } from '../shared/config.ts';
 import { CliError } from './io.ts';
-import { DEFAULT_DATA_DIR, findLabFile, LAB_FILE, startCommand, type LabFile } from './lab-file.ts';
+import { DEFAULT_LAB_FILE, findLabFile, startCommand, type LabFile } from './lab-file.ts';
 
 export const API_ENV = 'BENCHDROP_API';
 export const BUCKET_ENV = ENV.bucketName;
@@ -116,7 +115,6 @@ interface Found {
 }
 
 const EXECUTE_API_HOST = /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
-const DEFAULT_REGION = 'us-east-1';
 
 async function describeStackWithSdk(name: string, region: string | undefined): Promise<StackOutputs> {
   // Loaded here, not at the top: only --stack needs the CloudFormation client.
@@ -127,7 +125,8 @@ async function describeStackWithSdk(name: string, region: string | undefined): P
     const stack = response.Stacks?.[0];
     if (!stack) throw new CliError(`stack ${name} was not found`);
     const outputs: Record<string, string> = {};
-    for (const o of stack.Outputs ?? []) if (o.OutputKey && o.OutputValue !== undefined) outputs[o.OutputKey] = o.OutputValue;
+    for (const o of stack.Outputs ?? [])
+      if (o.OutputKey && o.OutputValue !== undefined) outputs[o.OutputKey] = o.OutputValue;
     return { outputs, region: await client.config.region() };
   } finally {
     client.destroy();
@@ -136,9 +135,13 @@ async function describeStackWithSdk(name: string, region: string | undefined): P
 
 /** An http(s) URL, or an error naming where the text came from. */
 function httpUrl(named: Named): URL {
-  if (!URL.canParse(named.raw)) throw new CliError(`${named.source}: "${named.raw}" is not a URL (expected e.g. ${LAB_API_EXAMPLE} or https://abc123.execute-api.eu-west-1.amazonaws.com)`);
+  if (!URL.canParse(named.raw))
+    throw new CliError(
+      `${named.source}: "${named.raw}" is not a URL (expected e.g. ${LAB_API_EXAMPLE} or https://abc123.execute-api.eu-west-1.amazonaws.com)`,
+    );
   const url = new URL(named.raw);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`${named.source}: "${named.raw}" is not an http(s) URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CliError(`${named.source}: "${named.raw}" is not an http(s) URL`);
   return url;
 }
 
@@ -160,24 +163,36 @@ export class Target {
     this.env = deps.env ?? process.env;
   }
 
+  /** A variable that is set to something: an empty one counts as unset. */
+  private envSet(name: string): string | undefined {
+    return this.env[name] || undefined;
+  }
+
   private regionFromEnv(): string | undefined {
     return this.flags.region ?? this.env['AWS_REGION'] ?? this.env['AWS_DEFAULT_REGION'];
   }
 
   private stack(name: string): Promise<StackOutputs> {
-    this.stackOutputs ??= (this.deps.describeStack ?? describeStackWithSdk)(name, this.regionFromEnv()).catch((error: unknown) => {
-      if (error instanceof CliError) throw error;
-      const message = (error as Error).message || String(error);
-      const hint = name.startsWith('Benchdrop-') ? '' : ` (lab stacks are named Benchdrop-<lab>, e.g. Benchdrop-${name})`;
-      throw new CliError(`could not read stack ${name}: ${message}${hint}`);
-    });
+    this.stackOutputs ??= (this.deps.describeStack ?? describeStackWithSdk)(name, this.regionFromEnv()).catch(
+      (error: unknown) => {
+        if (error instanceof CliError) throw error;
+        const message = (error as Error).message || String(error);
+        const hint = name.startsWith('Benchdrop-')
+          ? ''
+          : ` (lab stacks are named Benchdrop-<lab>, e.g. Benchdrop-${name})`;
+        throw new CliError(`could not read stack ${name}: ${message}${hint}`);
+      },
+    );
     return this.stackOutputs;
   }
 
   private async stackOutput(name: string, output: string): Promise<{ value: string; region: string }> {
     const { outputs, region } = await this.stack(name);
     const value = outputs[output];
-    if (!value) throw new CliError(`stack ${name} has no ${output} output (outputs: ${Object.keys(outputs).join(', ') || 'none'}); redeploy it with npx cdk deploy -c lab=...`);
+    if (!value)
+      throw new CliError(
+        `stack ${name} has no ${output} output (outputs: ${Object.keys(outputs).join(', ') || 'none'}); redeploy it with npx cdk deploy -c lab=...`,
+      );
     return { value, region };
   }
 
@@ -211,14 +226,18 @@ export class Target {
     }
     const lab = await this.lab();
     if (lab) return { raw: lab.apiUrl, source: lab.path, by: 'found', region: lab.region, labFile: lab };
-    const fromEnv = this.env[API_ENV];
+    const fromEnv = this.envSet(API_ENV);
     if (fromEnv) return { raw: fromEnv, source: API_ENV, by: 'found' };
-    throw new CliError(`no lab API to talk to (no --api or --stack, no ${join(DEFAULT_DATA_DIR, LAB_FILE)} here, no ${API_ENV}): ${TARGET_HELP}`);
+    throw new CliError(
+      `no lab API to talk to (no --api or --stack, no ${DEFAULT_LAB_FILE} here, no ${API_ENV}): ${TARGET_HELP}`,
+    );
   }
 
   /** lab.json outlives the lab: a URL of it that does not answer most likely means the lab was stopped. */
   private labNotAnswering(lab: LabFile): string {
-    const fromEnv = this.env[API_ENV] ? ` (${API_ENV} is set, but ${lab.path} comes first: --api "$${API_ENV}" uses it)` : '';
+    const fromEnv = this.envSet(API_ENV)
+      ? ` (${API_ENV} is set, but ${lab.path} comes first: --api "$${API_ENV}" uses it)`
+      : '';
     return `the lab is not running? ${lab.path} stays after the lab stops: start it again with \`${startCommand(lab.dataDir)}\`, or name another lab with --api URL or --stack NAME${fromEnv}`;
   }
 
@@ -227,11 +246,18 @@ export class Target {
     const target: BucketTarget = { bucket: named.bucket, source: named.source };
     if (named.region) target.region = named.region;
     if (named.endpoint) {
-      if (!URL.canParse(named.endpoint.url)) throw new CliError(`${named.endpoint.source}: "${named.endpoint.url}" is not a URL (expected e.g. ${LAB_S3_EXAMPLE})`);
+      if (!URL.canParse(named.endpoint.url))
+        throw new CliError(
+          `${named.endpoint.source}: "${named.endpoint.url}" is not a URL (expected e.g. ${LAB_S3_EXAMPLE})`,
+        );
       target.endpoint = named.endpoint.url;
       target.credentials = this.emulatorCredentials();
     }
-    if (named.by === 'found') this.found.set('bucket', { what: `bucket ${target.bucket}${target.endpoint ? ` at ${target.endpoint}` : ''}`, source: named.source });
+    if (named.by === 'found')
+      this.found.set('bucket', {
+        what: `bucket ${target.bucket}${target.endpoint ? ` at ${target.endpoint}` : ''}`,
+        source: named.source,
+      });
     return target;
   }
 
@@ -239,18 +265,49 @@ export class Target {
   private async namedBucket(): Promise<NamedBucket> {
     const { bucket, stack, endpoint, region } = this.flags;
     const flagEndpoint = endpoint ? { url: endpoint, source: '--endpoint' } : undefined;
-    const envEndpoint = flagEndpoint ?? (this.env[S3_ENDPOINT_ENV] ? { url: this.env[S3_ENDPOINT_ENV]!, source: S3_ENDPOINT_ENV } : undefined);
+    const endpointFromEnv = this.envSet(S3_ENDPOINT_ENV);
+    const envEndpoint =
+      flagEndpoint ?? (endpointFromEnv ? { url: endpointFromEnv, source: S3_ENDPOINT_ENV } : undefined);
     // A bucket named with --bucket takes the environment's endpoint, unless a stack says it is in AWS.
-    if (bucket) return { bucket, source: '--bucket', by: 'flag', endpoint: stack ? flagEndpoint : envEndpoint, region: this.regionFromEnv() };
+    if (bucket)
+      return {
+        bucket,
+        source: '--bucket',
+        by: 'flag',
+        endpoint: stack ? flagEndpoint : envEndpoint,
+        region: this.regionFromEnv(),
+      };
     if (stack) {
       const out = await this.stackOutput(stack, 'BucketName');
-      return { bucket: out.value, source: `stack ${stack}`, by: 'stack', endpoint: flagEndpoint, region: this.regionFromEnv() ?? out.region };
+      return {
+        bucket: out.value,
+        source: `stack ${stack}`,
+        by: 'stack',
+        endpoint: flagEndpoint,
+        region: this.regionFromEnv() ?? out.region,
+      };
     }
     const lab = await this.lab();
-    if (lab) return { bucket: lab.bucket, source: lab.path, by: 'found', endpoint: flagEndpoint ?? { url: lab.s3Endpoint, source: lab.path }, region: region ?? lab.region };
-    const fromEnv = this.env[BUCKET_ENV];
-    if (fromEnv) return { bucket: fromEnv, source: BUCKET_ENV, by: 'found', endpoint: envEndpoint, region: this.regionFromEnv() };
-    throw new CliError(`no bucket to upload to (no --bucket or --stack, no ${join(DEFAULT_DATA_DIR, LAB_FILE)} here, no ${BUCKET_ENV}): ${BUCKET_HELP}`);
+    if (lab)
+      return {
+        bucket: lab.bucket,
+        source: lab.path,
+        by: 'found',
+        endpoint: flagEndpoint ?? { url: lab.s3Endpoint, source: lab.path },
+        region: region ?? lab.region,
+      };
+    const bucketFromEnv = this.envSet(BUCKET_ENV);
+    if (bucketFromEnv)
+      return {
+        bucket: bucketFromEnv,
+        source: BUCKET_ENV,
+        by: 'found',
+        endpoint: envEndpoint,
+        region: this.regionFromEnv(),
+      };
+    throw new CliError(
+      `no bucket to upload to (no --bucket or --stack, no ${DEFAULT_LAB_FILE} here, no ${BUCKET_ENV}): ${BUCKET_HELP}`,
+    );
   }
 
   /**
@@ -263,18 +320,24 @@ export class Target {
     const found = (['api', 'bucket'] as const).flatMap((kind) => this.found.get(kind) ?? []);
     if (found.length === 0) return undefined;
     const sources = [...new Set(found.map((f) => f.source))];
-    const parts = sources.map((source) => `${found.filter((f) => f.source === source).map((f) => f.what).join(', ')} (from ${source})`);
+    const parts = sources.map(
+      (source) =>
+        `${found
+          .filter((f) => f.source === source)
+          .map((f) => f.what)
+          .join(', ')} (from ${source})`,
+    );
     return `using ${parts.join(', ')}`;
   }
 
   /** s3rver accepts only S3RVER/S3RVER; explicit AWS keys win (an endpoint that is not s3rver). */
   private emulatorCredentials(): Credentials {
-    const id = this.env['AWS_ACCESS_KEY_ID'];
-    const secret = this.env['AWS_SECRET_ACCESS_KEY'];
+    const id = this.envSet('AWS_ACCESS_KEY_ID');
+    const secret = this.envSet('AWS_SECRET_ACCESS_KEY');
     if (id && secret) {
-      const token = this.env['AWS_SESSION_TOKEN'];
+      const token = this.envSet('AWS_SESSION_TOKEN');
       return { accessKeyId: id, secretAccessKey: secret, ...(token ? { sessionToken: token } : {}) };
     }
-    return { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+    return { ...LAB_CREDENTIALS };
   }
 }

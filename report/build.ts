@@ -6,6 +6,8 @@
  * holds that comparison alone and fetches nothing at all.
  */
 import { build } from 'esbuild';
+import { DEFAULT_REGION, LAB_CREDENTIALS } from '../shared/config.ts';
+import { METRIC_SPECS } from '../shared/metrics.ts';
 import { packageFile } from '../shared/module-paths.ts';
 
 // From the package root: the build in dist/ bundles the same source page.
@@ -33,13 +35,11 @@ async function bundlePage(): Promise<{ js: string; css: string }> {
 /** `</script>` inside inlined code or data would end the script element early. */
 const scriptSafe = (text: string) => text.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
-const METRIC_CHOICES = ['all', 'write', 'read', 'seq', 'random', 'fwd_wt', 'fwd_rd', 'bwd_wt', 'bwd_rd', 'rnd_wt', 'rnd_rd', 'iops', 'read_iops', 'write_iops', 'read_kBps', 'write_kBps', 'wait_ms', 'service_ms', 'read_ms', 'write_ms', 'wait_queue', 'active_queue', 'util_pct'];
-
 /** The form: every field labelled, the device note describing both selectors. */
 const CONTROLS = `<form id="controls" aria-label="comparison">
   <label>A (selector)<input id="a" name="a" autocomplete="off" required list="device-labels" aria-describedby="devices-note"></label>
   <label>B (selector)<input id="b" name="b" autocomplete="off" required list="device-labels" aria-describedby="devices-note"></label>
-  <label>metric<select id="metric" name="metric">${METRIC_CHOICES.map((m) => `<option>${m}</option>`).join('')}</select></label>
+  <label>metric<select id="metric" name="metric">${METRIC_SPECS.map((m) => `<option>${m}</option>`).join('')}</select></label>
   <button type="submit">Compare</button>
 </form>
 <datalist id="device-labels"></datalist>
@@ -51,8 +51,8 @@ const EMPTY_STATE = `<section id="empty" aria-labelledby="empty-title" hidden>
   <p>Upload a diskperf or iostat log (run it where <code>npm start</code> runs, so it finds the lab):</p>
   <pre><code>npx benchdrop upload run1.txt --device sas10k --wait</code></pre>
   <p>or with the AWS CLI, to the S3 endpoint and bucket <code>npm start</code> printed (also in its data folder's <code>lab.json</code>):</p>
-  <pre><code>aws --endpoint-url S3_ENDPOINT --region us-east-1 s3 cp run1.txt s3://BUCKET/sas10k/run1.txt --metadata device=sas10k</code></pre>
-  <p>(credentials S3RVER / S3RVER). <code>npm start</code> without <code>--no-samples</code> ingests the demo logs. Once a log is in:</p>
+  <pre><code>aws --endpoint-url S3_ENDPOINT --region ${DEFAULT_REGION} s3 cp run1.txt s3://BUCKET/sas10k/run1.txt --metadata device=sas10k</code></pre>
+  <p>(credentials ${LAB_CREDENTIALS.accessKeyId} / ${LAB_CREDENTIALS.secretAccessKey}). <code>npm start</code> without <code>--no-samples</code> ingests the demo logs. Once a log is in:</p>
   <button type="button" id="recheck">Check again</button>
 </section>`;
 
@@ -97,7 +97,9 @@ export async function reportHtml(embedded?: object, title = 'benchdrop report'):
   const { js, css } = await (bundle ??= bundlePage());
   const served = embedded === undefined;
   const data = served ? '' : `<script>window.__BENCHDROP__ = ${scriptSafe(JSON.stringify(embedded))};</script>`;
-  const main = served ? `<p id="status" role="status"></p>\n<div id="error" role="alert" hidden></div>\n${EMPTY_STATE}\n${RESULTS}` : RESULTS;
+  const main = served
+    ? `<p id="status" role="status"></p>\n<div id="error" role="alert" hidden></div>\n${EMPTY_STATE}\n${RESULTS}`
+    : RESULTS;
   return `<!doctype html>
 <html lang="en">
 <head>

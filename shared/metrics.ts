@@ -26,6 +26,9 @@ export type IostatMetric = (typeof IOSTAT_METRICS)[number];
 
 export type Metric = DiskperfMetric | IostatMetric;
 
+/** Every metric: diskperf's, then iostat's. */
+export const ALL_METRICS: readonly Metric[] = [...DISKPERF_METRICS, ...IOSTAT_METRICS];
+
 export type Direction = 'higher-better' | 'lower-better';
 
 /**
@@ -57,24 +60,152 @@ export const METRIC_GROUPS = ['write', 'read', 'seq', 'random', 'all'] as const;
 export type MetricGroup = (typeof METRIC_GROUPS)[number];
 
 export const METRICS: Record<Metric, MetricInfo> = {
-  fwd_wt: { unit: 'MB/s', direction: 'higher-better', role: 'performance', groups: ['write', 'seq', 'all'], resolution: 0.01, description: 'sequential forward write' },
-  fwd_rd: { unit: 'MB/s', direction: 'higher-better', role: 'performance', groups: ['read', 'seq', 'all'], resolution: 0.01, description: 'sequential forward read' },
-  bwd_wt: { unit: 'MB/s', direction: 'higher-better', role: 'performance', groups: ['write', 'seq', 'all'], resolution: 0.01, description: 'sequential backward write' },
-  bwd_rd: { unit: 'MB/s', direction: 'higher-better', role: 'performance', groups: ['read', 'seq', 'all'], resolution: 0.01, description: 'sequential backward read' },
-  rnd_wt: { unit: 'MB/s', direction: 'higher-better', role: 'performance', groups: ['write', 'random', 'all'], resolution: 0.01, description: 'random write' },
-  rnd_rd: { unit: 'MB/s', direction: 'higher-better', role: 'performance', groups: ['read', 'random', 'all'], resolution: 0.01, description: 'random read' },
-  iops: { unit: 'ops/s', direction: 'higher-better', role: 'combined', groups: [], resolution: 0.1, description: 'reads plus writes per second (read_iops and write_iops count them apart)' },
-  read_iops: { unit: 'ops/s', direction: 'higher-better', role: 'performance', groups: ['read', 'all'], resolution: 0.1, description: 'reads per second' },
-  write_iops: { unit: 'ops/s', direction: 'higher-better', role: 'performance', groups: ['write', 'all'], resolution: 0.1, description: 'writes per second' },
-  read_kBps: { unit: 'kB/s', direction: 'higher-better', role: 'performance', groups: ['read', 'all'], resolution: 0.1, description: 'kilobytes read per second' },
-  write_kBps: { unit: 'kB/s', direction: 'higher-better', role: 'performance', groups: ['write', 'all'], resolution: 0.1, description: 'kilobytes written per second' },
-  wait_queue: { unit: 'requests', direction: 'lower-better', role: 'load', groups: [], resolution: 0.1, description: 'requests waiting in the host queue (the load, not the device)' },
-  active_queue: { unit: 'requests', direction: 'lower-better', role: 'load', groups: [], resolution: 0.1, description: 'requests active at the device, or the average queue size (the load, not the device)' },
-  wait_ms: { unit: 'ms', direction: 'lower-better', role: 'combined', groups: [], resolution: 0.1, description: 'time a request waits in the queue (Solaris wsvc_t), or its whole await, reads and writes together (Linux await, FreeBSD ms/t)' },
-  service_ms: { unit: 'ms', direction: 'lower-better', role: 'performance', groups: ['all'], fallbackFor: ['read_ms', 'write_ms'], resolution: 0.1, description: 'time a request is serviced (Solaris asvc_t, svc_t; Linux svctm)' },
-  read_ms: { unit: 'ms', direction: 'lower-better', role: 'performance', groups: ['read', 'all'], resolution: 0.1, description: 'average read latency' },
-  write_ms: { unit: 'ms', direction: 'lower-better', role: 'performance', groups: ['write', 'all'], resolution: 0.1, description: 'average write latency' },
-  util_pct: { unit: '%', direction: 'lower-better', role: 'load', groups: [], resolution: 1, description: 'percent of time the device was busy (the load, not the device)' },
+  fwd_wt: {
+    unit: 'MB/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['write', 'seq', 'all'],
+    resolution: 0.01,
+    description: 'sequential forward write',
+  },
+  fwd_rd: {
+    unit: 'MB/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['read', 'seq', 'all'],
+    resolution: 0.01,
+    description: 'sequential forward read',
+  },
+  bwd_wt: {
+    unit: 'MB/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['write', 'seq', 'all'],
+    resolution: 0.01,
+    description: 'sequential backward write',
+  },
+  bwd_rd: {
+    unit: 'MB/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['read', 'seq', 'all'],
+    resolution: 0.01,
+    description: 'sequential backward read',
+  },
+  rnd_wt: {
+    unit: 'MB/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['write', 'random', 'all'],
+    resolution: 0.01,
+    description: 'random write',
+  },
+  rnd_rd: {
+    unit: 'MB/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['read', 'random', 'all'],
+    resolution: 0.01,
+    description: 'random read',
+  },
+  iops: {
+    unit: 'ops/s',
+    direction: 'higher-better',
+    role: 'combined',
+    groups: [],
+    resolution: 0.1,
+    description: 'reads plus writes per second (read_iops and write_iops count them apart)',
+  },
+  read_iops: {
+    unit: 'ops/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['read', 'all'],
+    resolution: 0.1,
+    description: 'reads per second',
+  },
+  write_iops: {
+    unit: 'ops/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['write', 'all'],
+    resolution: 0.1,
+    description: 'writes per second',
+  },
+  read_kBps: {
+    unit: 'kB/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['read', 'all'],
+    resolution: 0.1,
+    description: 'kilobytes read per second',
+  },
+  write_kBps: {
+    unit: 'kB/s',
+    direction: 'higher-better',
+    role: 'performance',
+    groups: ['write', 'all'],
+    resolution: 0.1,
+    description: 'kilobytes written per second',
+  },
+  wait_queue: {
+    unit: 'requests',
+    direction: 'lower-better',
+    role: 'load',
+    groups: [],
+    resolution: 0.1,
+    description: 'requests waiting in the host queue (the load, not the device)',
+  },
+  active_queue: {
+    unit: 'requests',
+    direction: 'lower-better',
+    role: 'load',
+    groups: [],
+    resolution: 0.1,
+    description: 'requests active at the device, or the average queue size (the load, not the device)',
+  },
+  wait_ms: {
+    unit: 'ms',
+    direction: 'lower-better',
+    role: 'combined',
+    groups: [],
+    resolution: 0.1,
+    description:
+      'time a request waits in the queue (Solaris wsvc_t), or its whole await, reads and writes together (Linux await, FreeBSD ms/t)',
+  },
+  service_ms: {
+    unit: 'ms',
+    direction: 'lower-better',
+    role: 'performance',
+    groups: ['all'],
+    fallbackFor: ['read_ms', 'write_ms'],
+    resolution: 0.1,
+    description: 'time a request is serviced (Solaris asvc_t, svc_t; Linux svctm)',
+  },
+  read_ms: {
+    unit: 'ms',
+    direction: 'lower-better',
+    role: 'performance',
+    groups: ['read', 'all'],
+    resolution: 0.1,
+    description: 'average read latency',
+  },
+  write_ms: {
+    unit: 'ms',
+    direction: 'lower-better',
+    role: 'performance',
+    groups: ['write', 'all'],
+    resolution: 0.1,
+    description: 'average write latency',
+  },
+  util_pct: {
+    unit: '%',
+    direction: 'lower-better',
+    role: 'load',
+    groups: [],
+    resolution: 1,
+    description: 'percent of time the device was busy (the load, not the device)',
+  },
 };
 
 export function isMetric(name: string): name is Metric {
@@ -84,8 +215,19 @@ export function isMetric(name: string): name is Metric {
 /** What `metric=` takes: a group or one metric by name. */
 export type MetricSpec = MetricGroup | Metric;
 
-export const METRIC_SPEC_HELP = `a group (${METRIC_GROUPS.join(', ')}: throughput, IOPS and latency; queue lengths and %util only by name) or a metric (${[...DISKPERF_METRICS, ...IOSTAT_METRICS].join(', ')})`;
+export const METRIC_SPEC_HELP = `a group (${METRIC_GROUPS.join(', ')}: throughput, IOPS and latency; queue lengths and %util only by name) or a metric (${ALL_METRICS.join(', ')})`;
 
 export function isMetricSpec(value: string): value is MetricSpec {
   return (METRIC_GROUPS as readonly string[]).includes(value) || isMetric(value);
 }
+
+/** The metrics only asked for by name: the load on a device (queue lengths, %util). */
+export const LOAD_METRICS: readonly Metric[] = ALL_METRICS.filter((m) => METRICS[m].role === 'load');
+
+/** Every `metric=` value in the order a menu offers them: all, the other groups, the metrics, the load last. */
+export const METRIC_SPECS: readonly MetricSpec[] = [
+  'all',
+  ...METRIC_GROUPS.filter((g) => g !== 'all'),
+  ...ALL_METRICS.filter((m) => METRICS[m].role !== 'load'),
+  ...LOAD_METRICS,
+];

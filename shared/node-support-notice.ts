@@ -1,6 +1,6 @@
 /**
  * The one place that silences the AWS SDK's NodeVersionSupportWarning: under Node 20
- * the SDK prints nine lines on stderr the first time a client is made, to say that
+ * the SDK prints a notice on stderr the first time a client is made, to say that
  * its releases from early 2027 on need Node 22. The project supports Node 20 until
  * then, so the notice is noise in every lab start, upload and test run.
  *

@@ -26,9 +26,28 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { formatRatio, isMetricSpec, LEVEL, METRIC_SPEC_HELP, RESOLUTION_STEPS, type Comparison, type ComparisonPoint, type Interval, type MetricRatio, type SideSummary } from '../../shared/compare.ts';
-import { METRICS, type Metric } from '../../shared/metrics.ts';
-import { apiClientFor, guarded, plural, type CliDeps } from '../context.ts';
+import {
+  LEVEL,
+  type Comparison,
+  type ComparisonPoint,
+  type Interval,
+  type MetricRatio,
+  type SideSummary,
+} from '../../shared/comparison/index.ts';
+import {
+  formatInterval,
+  formatP,
+  formatTimes,
+  formatTimesRange,
+  insignificantMark,
+  levelText,
+  PAIRED_NOTE,
+  plural,
+  pointName,
+  RESOLUTION_STEPS,
+} from '../../shared/comparison/format.ts';
+import { isMetricSpec, LOAD_METRICS, METRIC_SPEC_HELP, METRICS, type Metric } from '../../shared/metrics.ts';
+import { apiClientFor, guarded, type CliDeps } from '../context.ts';
 import { CliError, type Output } from '../io.ts';
 import { renderTable, type Align, type Cell } from '../table.ts';
 import type { TargetFlags } from '../target.ts';
@@ -41,7 +60,13 @@ export interface CompareCommandOptions extends TargetFlags {
   out?: string;
 }
 
-export function compareCommand(a: string, b: string, options: CompareCommandOptions, io: Output, deps: CliDeps = {}): Promise<number> {
+export function compareCommand(
+  a: string,
+  b: string,
+  options: CompareCommandOptions,
+  io: Output,
+  deps: CliDeps = {},
+): Promise<number> {
   return guarded(io, async () => {
     const metric = options.metric ?? 'all';
     if (!isMetricSpec(metric)) throw new CliError(`--metric ${metric}: expected ${METRIC_SPEC_HELP}`);
@@ -53,7 +78,10 @@ export function compareCommand(a: string, b: string, options: CompareCommandOpti
       const path = await htmlPath(target, a, b);
       // Only --html needs the page and esbuild, which bundles it.
       const { reportHtml } = await import('../../report/build.ts');
-      await writeFile(resolve(deps.cwd ?? process.cwd(), path), await reportHtml({ comparison }, `benchdrop: ${comparison.sentence}`));
+      await writeFile(
+        resolve(deps.cwd ?? process.cwd(), path),
+        await reportHtml({ comparison }, `benchdrop: ${comparison.sentence}`),
+      );
       io.err(`wrote ${path}`);
     }
     return 0;
@@ -65,7 +93,10 @@ type HtmlTarget = { file: string } | { temp: true };
 
 function htmlTarget(options: CompareCommandOptions): HtmlTarget | undefined {
   const named = typeof options.html === 'string' ? options.html : undefined;
-  if (named !== undefined && options.out !== undefined) throw new CliError(`--html ${named} and --out ${options.out}: name the file once (--html FILE, or --html --out FILE)`);
+  if (named !== undefined && options.out !== undefined)
+    throw new CliError(
+      `--html ${named} and --out ${options.out}: name the file once (--html FILE, or --html --out FILE)`,
+    );
   const file = named ?? options.out;
   if (file !== undefined) return { file };
   return options.html === true ? { temp: true } : undefined;
@@ -90,29 +121,19 @@ function fileSafe(selector: string): string {
 function describeSide(name: 'A' | 'B', s: SideSummary): string {
   const parts = [plural(s.runs, 'run')];
   if (s.observations !== s.runs) parts.push(plural(s.observations, 'series', 'series'));
-  if (s.devices.length > 1) parts.push(`devices ${s.devices.slice(0, 4).join(', ')}${s.devices.length > 4 ? `, +${s.devices.length - 4} more` : ''}`);
+  if (s.devices.length > 1)
+    parts.push(
+      `devices ${s.devices.slice(0, 4).join(', ')}${s.devices.length > 4 ? `, +${s.devices.length - 4} more` : ''}`,
+    );
   parts.push(s.formats.join('+'));
   const selector = s.selector && s.selector !== s.label ? ` (${s.selector})` : '';
   return `${name}: ${s.label}${selector}: ${parts.join(', ')}`;
 }
 
-
-function pointName(p: ComparisonPoint): string {
-  return p.req_size === undefined ? p.metric : `${p.metric} at ${p.req_size}`;
-}
-
 const unitOf = (m: Metric) => METRICS[m]?.unit ?? '';
 /** A value as the API gives it (already rounded to 6 significant digits). */
 const valueText = (v: number | undefined): string => (v === undefined ? '' : String(v));
-const times = (r: number | null | undefined) => `${formatRatio(r)}x`;
-const intervalText = (ci: Interval | null | undefined) => (ci ? `[${times(ci.low)}-${times(ci.high)}]` : '');
-/** p as the API rounds it (3 significant digits); tiny ones as a bound. */
-const pText = (p: number | undefined) => (p === undefined ? '' : p < 0.001 ? '<0.001' : String(p));
-/** benchstat's `~`: the difference is not significant. */
-const tilde = (significant: boolean | null | undefined) => (significant === false ? '~' : '');
-const LEVEL_TEXT = `${LEVEL * 100}%`;
-/** The metrics only asked for by name: the load on a device (queues, %util). */
-const LOAD_METRICS = (Object.keys(METRICS) as Metric[]).filter((m) => METRICS[m].role === 'load');
+const LEVEL_TEXT = levelText(LEVEL);
 
 /** One line of the table before it is laid out. */
 interface Line {
@@ -127,6 +148,15 @@ interface Line {
   p: number | undefined;
   note: string;
 }
+
+/** What shapes the table: a request-size column, one unit for both value columns, the interval columns. */
+interface Layout {
+  bySize: boolean;
+  oneUnit: string | undefined;
+  intervals: boolean;
+}
+
+type MetricRatios = readonly (readonly [Metric, MetricRatio])[];
 
 /** Footnotes of points, each text once, lettered in the order the table first needs them. */
 class Footnotes {
@@ -150,41 +180,106 @@ function nearResolutionText(metric: Metric): string {
   return `a side is under ${floor} ${unitOf(metric)} (${RESOLUTION_STEPS} printing steps of ${METRICS[metric].resolution}): the ratio is mostly rounding`;
 }
 
+const pairedRows = (c: Comparison) => c.rows.filter((r) => r.ratio !== undefined);
+const metricRatiosOf = (c: Comparison): MetricRatios =>
+  c.metrics.flatMap((m) => (c.byMetric[m] ? [[m, c.byMetric[m]] as const] : []));
+
 export function renderComparison(c: Comparison): string {
-  const paired = c.rows.filter((r) => r.ratio !== undefined);
-  const bySize = c.rows.some((r) => r.req_size !== undefined);
-  const units = [...new Set((paired.length ? paired : c.rows).map((r) => unitOf(r.metric)))];
-  const oneUnit = units.length === 1 ? units[0] : undefined;
-  const metricRatios = c.metrics.flatMap((m) => (c.byMetric[m] ? [[m, c.byMetric[m]] as const] : []));
-  const intervals = c.ci !== null || paired.some((r) => r.ci !== undefined) || metricRatios.some(([, m]) => m.ci !== null);
+  const layout = layoutOf(c);
   const footnotes = new Footnotes();
+  const table = renderTable(
+    headerOf(layout),
+    tableRows(tableLines(c, layout, footnotes), layout),
+    '',
+    alignmentOf(layout),
+  );
+  return [...legend(c, layout), '', table, ...afterTable(c, footnotes)].join('\n');
+}
 
-  const lines: Line[] = [];
-  const subtotals = bySize && c.metrics.length > 1;
-  for (const metric of c.metrics) {
-    for (const p of paired.filter((r) => r.metric === metric)) {
-      lines.push({ metric: p.metric, size: p.req_size ?? '', a: valueText(p.a), b: valueText(p.b), unit: unitOf(p.metric), ratio: p.ratio, ci: p.ci, significant: p.significant, p: p.p, note: footnotes.markOf(p) });
-    }
-    const m = c.byMetric[metric];
-    if (subtotals && m && m.points > 1) {
-      lines.push({ metric, size: 'geomean', a: '', b: '', unit: '', ratio: m.ratio, ci: m.ci, significant: m.significant, p: m.p, note: `${plural(m.points, 'point')}, ${times(m.min)}-${times(m.max)}` });
-    }
-  }
-  lines.push({ metric: bySize ? c.metric : 'geomean', size: bySize ? 'geomean' : '', a: '', b: '', unit: '', ratio: c.ratio, ci: c.ci, significant: c.significant, p: undefined, note: summaryNote(c) });
-
-  // The ratio and its interval share a column, each part aligned: `1.30x [1.26x-1.34x]`.
-  const ratios = lines.map((l) => (l.ratio === null || l.ratio === undefined ? '-' : times(l.ratio)));
-  const cis = lines.map((l) => intervalText(l.ci));
-  const ratioWidth = Math.max(...ratios.map((r) => r.length));
-  const ciWidth = Math.max(...cis.map((r) => r.length));
-  const anyTilde = lines.some((l) => l.significant === false);
-  const ratioCell = (i: number) => {
-    if (!intervals) return ratios[i]!;
-    const mark = anyTilde ? ` ${tilde(lines[i]!.significant) || ' '}` : '';
-    return `${ratios[i]!.padStart(ratioWidth)} ${cis[i]!.padEnd(ciWidth)}${mark}`;
+function layoutOf(c: Comparison): Layout {
+  const paired = pairedRows(c);
+  const units = [...new Set((paired.length ? paired : c.rows).map((r) => unitOf(r.metric)))];
+  const intervals =
+    c.ci !== null || paired.some((r) => r.ci !== undefined) || metricRatiosOf(c).some(([, m]) => m.ci !== null);
+  return {
+    bySize: c.rows.some((r) => r.req_size !== undefined),
+    oneUnit: units.length === 1 ? units[0] : undefined,
+    intervals,
   };
+}
 
-  const header = [
+/** Each metric's points, a geomean row closing each metric (diskperf, several metrics), the summary last. */
+function tableLines(c: Comparison, layout: Layout, footnotes: Footnotes): Line[] {
+  const paired = pairedRows(c);
+  const subtotals = layout.bySize && c.metrics.length > 1;
+  const lines: Line[] = [];
+  for (const metric of c.metrics) {
+    for (const p of paired.filter((r) => r.metric === metric)) lines.push(pointLine(p, footnotes.markOf(p)));
+    const m = c.byMetric[metric];
+    if (subtotals && m && m.points > 1) lines.push(metricLine(metric, m));
+  }
+  lines.push(summaryLine(c, layout.bySize));
+  return lines;
+}
+
+function pointLine(p: ComparisonPoint, note: string): Line {
+  const { metric, ratio, ci, significant } = p;
+  return {
+    metric,
+    size: p.req_size ?? '',
+    a: valueText(p.a),
+    b: valueText(p.b),
+    unit: unitOf(metric),
+    ratio,
+    ci,
+    significant,
+    p: p.p,
+    note,
+  };
+}
+
+function metricLine(metric: Metric, m: MetricRatio): Line {
+  const note = `${plural(m.points, 'point')}, ${formatTimesRange(m.min, m.max)}`;
+  return {
+    metric,
+    size: 'geomean',
+    a: '',
+    b: '',
+    unit: '',
+    ratio: m.ratio,
+    ci: m.ci,
+    significant: m.significant,
+    p: m.p,
+    note,
+  };
+}
+
+function summaryLine(c: Comparison, bySize: boolean): Line {
+  const [metric, size] = bySize ? [c.metric, 'geomean'] : ['geomean', ''];
+  return {
+    metric,
+    size,
+    a: '',
+    b: '',
+    unit: '',
+    ratio: c.ratio,
+    ci: c.ci,
+    significant: c.significant,
+    p: undefined,
+    note: summaryNote(c),
+  };
+}
+
+function summaryNote(c: Comparison): string {
+  if (c.ratio === null) return c.ciNote ?? 'no point could be paired';
+  const parts = [`${plural(c.points, 'point')}${c.points > 1 ? `, ${formatTimesRange(c.min, c.max)}` : ''}`];
+  if (c.ci) parts.push(c.ci.label);
+  else if (c.ciNote) parts.push(c.ciNote);
+  return parts.join('; ');
+}
+
+function headerOf({ bySize, oneUnit, intervals }: Layout): string[] {
+  return [
     'metric',
     ...(bySize ? ['req_size'] : []),
     oneUnit ? `A ${oneUnit}` : 'A',
@@ -194,63 +289,95 @@ export function renderComparison(c: Comparison): string {
     ...(intervals ? ['p'] : []),
     '',
   ];
-  const align: Align[] = ['left', ...(bySize ? (['right'] as Align[]) : []), 'right', 'right', ...(oneUnit ? [] : (['left'] as Align[])), intervals ? 'left' : 'right', ...(intervals ? (['right'] as Align[]) : []), 'left'];
-  const rows: Cell[][] = lines.map((l, i) => [
+}
+
+function alignmentOf({ bySize, oneUnit, intervals }: Layout): Align[] {
+  return [
+    'left',
+    ...(bySize ? (['right'] as Align[]) : []),
+    'right',
+    'right',
+    ...(oneUnit ? [] : (['left'] as Align[])),
+    intervals ? 'left' : 'right',
+    ...(intervals ? (['right'] as Align[]) : []),
+    'left',
+  ];
+}
+
+function tableRows(lines: readonly Line[], layout: Layout): Cell[][] {
+  const { bySize, oneUnit, intervals } = layout;
+  const ratios = ratioCells(lines, intervals);
+  return lines.map((l, i) => [
     l.metric,
     ...(bySize ? [l.size] : []),
     l.a,
     l.b,
     ...(oneUnit ? [] : [l.unit]),
-    ratioCell(i),
-    ...(intervals ? [pText(l.p)] : []),
+    ratios[i]!,
+    ...(intervals ? [formatP(l.p)] : []),
     l.note,
   ]);
+}
 
+/** The ratio and its interval share a column, each part aligned: `1.30x [1.26x-1.34x]`, then `~` when any has one. */
+function ratioCells(lines: readonly Line[], intervals: boolean): string[] {
+  const ratios = lines.map((l) => (l.ratio === null || l.ratio === undefined ? '-' : formatTimes(l.ratio)));
+  if (!intervals) return ratios;
+  const cis = lines.map((l) => formatInterval(l.ci));
+  const ratioWidth = Math.max(...ratios.map((r) => r.length));
+  const ciWidth = Math.max(...cis.map((r) => r.length));
+  const anyTilde = lines.some((l) => l.significant === false);
+  return lines.map((l, i) => {
+    const mark = anyTilde ? ` ${insignificantMark(l.significant) || ' '}` : '';
+    return `${ratios[i]!.padStart(ratioWidth)} ${cis[i]!.padEnd(ciWidth)}${mark}`;
+  });
+}
+
+/** Above the table: the sides, and how to read it. */
+function legend(c: Comparison, layout: Layout): string[] {
   const out: string[] = [describeSide('A', c.a), describeSide('B', c.b)];
-  if (c.paired) out.push('devices paired disk with disk: each device of A with the device of the same name on B');
+  if (c.paired) out.push(PAIRED_NOTE);
   out.push('ratio: how many times better A is (A/B for throughput and IOPS, B/A for times)');
-  out.push(`       queue lengths and %util (${LOAD_METRICS.join(', ')}) are only shown when asked by name with --metric`);
-  if (intervals) {
+  out.push(
+    `       queue lengths and %util (${LOAD_METRICS.join(', ')}) are only shown when asked by name with --metric`,
+  );
+  if (layout.intervals) {
     out.push(`[low-high]: the ratio's ${LEVEL_TEXT} interval (each row on its own); p: Holm-corrected over the points`);
     out.push(`       (over the metrics on geomean rows); ~: not significant (p >= ${(1 - LEVEL).toFixed(2)})`);
   }
-  out.push('', renderTable(header, rows, '', align));
+  return out;
+}
 
+/** Under the table: footnotes, the excluded points, the warnings, the advice, the directions, the sentence last. */
+function afterTable(c: Comparison, footnotes: Footnotes): string[] {
+  const out: string[] = [];
   if (footnotes.byText.size > 0) {
     out.push('');
     for (const [text, letter] of footnotes.byText) out.push(`(${letter}) ${text}`);
   }
-  if (c.excluded.length > 0) {
-    out.push('', `excluded (${plural(c.excluded.length, 'point')}):`);
-    for (const p of c.excluded) {
-      const values = [p.a !== undefined && `A ${valueText(p.a)}`, p.b !== undefined && `B ${valueText(p.b)}`].filter(Boolean).join(', ');
-      const notes = p.notes && p.notes.length > 0 ? `; ${p.notes.join('; ')}` : '';
-      out.push(`  ${pointName(p)}: ${p.excluded}${values ? ` (${values}${unitOf(p.metric) ? ` ${unitOf(p.metric)}` : ''})` : ''}${notes}`);
-    }
-  }
-  if (c.warnings.length > 0) {
-    out.push('', 'notes:');
-    c.warnings.forEach((w, i) => out.push(`  [${i + 1}] ${w}`));
-  }
+  if (c.excluded.length > 0)
+    out.push('', `excluded (${plural(c.excluded.length, 'point')}):`, ...c.excluded.map(excludedLine));
+  if (c.warnings.length > 0) out.push('', 'notes:', ...c.warnings.map((w, i) => `  [${i + 1}] ${w}`));
   if (c.advice) out.push('', `runs needed: ${c.advice.note}`);
-  out.push(...directions(c, metricRatios));
+  out.push(...directions(c, metricRatiosOf(c)));
   out.push('', c.sentence);
-  return out.join('\n');
+  return out;
 }
 
-function summaryNote(c: Comparison): string {
-  if (c.ratio === null) return c.ciNote ?? 'no point could be paired';
-  const parts = [`${plural(c.points, 'point')}${c.points > 1 ? `, ${times(c.min)}-${times(c.max)}` : ''}`];
-  if (c.ci) parts.push(c.ci.label);
-  else if (c.ciNote) parts.push(c.ciNote);
-  return parts.join('; ');
+function excludedLine(p: ComparisonPoint): string {
+  const values = [p.a !== undefined && `A ${valueText(p.a)}`, p.b !== undefined && `B ${valueText(p.b)}`]
+    .filter(Boolean)
+    .join(', ');
+  const notes = p.notes && p.notes.length > 0 ? `; ${p.notes.join('; ')}` : '';
+  const unit = unitOf(p.metric) ? ` ${unitOf(p.metric)}` : '';
+  return `  ${pointName(p)}: ${p.excluded}${values ? ` (${values}${unit})` : ''}${notes}`;
 }
 
 /**
  * Which side is better per metric, the better side first: the metric's own
  * sentence when there is one metric, else one short line each.
  */
-function directions(c: Comparison, metricRatios: readonly (readonly [Metric, MetricRatio])[]): string[] {
+function directions(c: Comparison, metricRatios: MetricRatios): string[] {
   if (metricRatios.length === 0) return [];
   if (metricRatios.length === 1) {
     const [, m] = metricRatios[0]!;
@@ -265,7 +392,7 @@ function directions(c: Comparison, metricRatios: readonly (readonly [Metric, Met
     ...metricRatios.map(([metric, m]) => {
       const flip = m.ratio < 1;
       const [first, second] = flip ? [c.b.label, c.a.label] : [c.a.label, c.b.label];
-      const said = `${first} is ${times(flip ? 1 / m.ratio : m.ratio)} ${second}${m.significant === false ? ' (~ not significant)' : ''}`;
+      const said = `${first} is ${formatTimes(flip ? 1 / m.ratio : m.ratio)} ${second}${m.significant === false ? ' (~ not significant)' : ''}`;
       return `  ${metric.padEnd(nameWidth)}  ${how(m).padEnd(howWidth)}  ${said}`;
     }),
   ];

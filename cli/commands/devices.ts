@@ -3,7 +3,8 @@
  * page), with the format of their runs and when they were last seen.
  */
 import type { DeviceEntry } from '../../shared/api.ts';
-import { apiClientFor, guarded, plural, shortTime, type CliDeps } from '../context.ts';
+import { plural } from '../../shared/comparison/format.ts';
+import { apiClientFor, guarded, NO_LOGS_YET, shortTime, type CliDeps } from '../context.ts';
 import type { Output } from '../io.ts';
 import { renderTable } from '../table.ts';
 import type { TargetFlags } from '../target.ts';
@@ -22,10 +23,16 @@ export function devicesCommand(options: DevicesOptions, io: Output, deps: CliDep
       return 0;
     }
     if (devices.length === 0) {
-      io.out('no devices yet: upload logs with `benchdrop upload FILE... --device LABEL`');
+      io.out(`no devices yet: ${NO_LOGS_YET}`);
       return 0;
     }
-    io.out(renderTable(['label', 'format', 'last seen'], devices.map((d) => [d.label, d.format, shortTime(d.lastSeen)]), ''));
+    io.out(
+      renderTable(
+        ['label', 'format', 'last seen'],
+        devices.map((d) => [d.label, d.format, shortTime(d.lastSeen)]),
+        '',
+      ),
+    );
     io.out(plural(devices.length, 'device'));
     return 0;
   });

@@ -6,6 +6,7 @@
  * Everything that came from a file (names, context lines, devices, messages) is
  * printed escaped (shared/printable.ts): a log cannot move the cursor or ring the bell.
  */
+import { plural } from '../../shared/comparison/format.ts';
 import { DISKPERF_METRICS, IOSTAT_METRICS, type IostatMetric } from '../../shared/metrics.ts';
 import type { DiskperfRun, IostatRun, ParsedFile, Run } from '../../shared/model.ts';
 import { isInternalParseError, isParseError, parseFile } from '../../shared/parsers/index.ts';
@@ -19,7 +20,11 @@ export interface ParseCommandOptions {
 
 export type { Output };
 
-export async function parseCommand(files: readonly string[], options: ParseCommandOptions, io: Output): Promise<number> {
+export async function parseCommand(
+  files: readonly string[],
+  options: ParseCommandOptions,
+  io: Output,
+): Promise<number> {
   let failures = 0;
   const parsed: (ParsedFile | { source: string; error: { message: string; line: number } })[] = [];
   for (const file of files) {
@@ -31,25 +36,30 @@ export async function parseCommand(files: readonly string[], options: ParseComma
     } catch (error) {
       failures++;
       const message = isParseError(error) ? error.message : printable(`${file}: ${(error as Error).message}`);
-      parsed.push({ source: file, error: { message, line: isParseError(error) || isInternalParseError(error) ? error.line : 0 } });
+      parsed.push({
+        source: file,
+        error: { message, line: isParseError(error) || isInternalParseError(error) ? error.line : 0 },
+      });
       io.err(`error: ${message}`);
       if (isInternalParseError(error)) io.err(bugReport(error.cause));
     }
   }
   if (options.json) io.out(printableJson(files.length === 1 && failures === 0 ? parsed[0] : parsed, 2));
-  else if (files.length > 1) io.out(`${files.length - failures} of ${files.length} files parsed${failures ? `, ${failures} failed` : ''}`);
+  else if (files.length > 1)
+    io.out(`${files.length - failures} of ${files.length} files parsed${failures ? `, ${failures} failed` : ''}`);
   return failures === 0 ? 0 : 1;
 }
 
 /** What a person can send with a bug report: the original error and its stack, escaped line by line. */
 function bugReport(cause: unknown): string {
   const trace = cause instanceof Error ? (cause.stack ?? `${cause.name}: ${cause.message}`) : String(cause);
-  return ['a bug in benchdrop, not in the file; please report it with this:', ...trace.split('\n')].map((line) => `  ${printable(line)}`).join('\n');
+  return ['a bug in benchdrop, not in the file; please report it with this:', ...trace.split('\n')]
+    .map((line) => `  ${printable(line)}`)
+    .join('\n');
 }
 
 function describeFile(file: ParsedFile): string {
-  const runs = file.runs.length;
-  const lines = [`${printable(file.source)}: ${file.format}, ${runs} run${runs === 1 ? '' : 's'}, ${file.lines} lines`];
+  const lines = [`${printable(file.source)}: ${file.format}, ${plural(file.runs.length, 'run')}, ${file.lines} lines`];
   for (const run of file.runs) lines.push(describeRun(run));
   return lines.join('\n') + '\n';
 }
@@ -65,7 +75,13 @@ function describeRun(run: Run): string {
 }
 
 function diskperfHead(run: DiskperfRun): string {
-  const parts = [run.name, run.dialect, run.meta.host && `host ${run.meta.host}`, run.meta.startedAt, `${run.rows.length} request sizes`];
+  const parts = [
+    run.name,
+    run.dialect,
+    run.meta.host && `host ${run.meta.host}`,
+    run.meta.startedAt,
+    `${run.rows.length} request sizes`,
+  ];
   return printable(parts.filter(Boolean).join(', '));
 }
 
@@ -80,7 +96,7 @@ function iostatHead(run: IostatRun): string {
   const parts = [
     run.name || undefined,
     `${run.platform} ${run.dialect}`,
-    `${run.reports} report${run.reports === 1 ? '' : 's'}`,
+    plural(run.reports, 'report'),
     `${run.series.length} series`,
     `${samples} samples`,
   ];
@@ -90,7 +106,11 @@ function iostatHead(run: IostatRun): string {
 /** Summary means per device, for the metrics this run carries. */
 function iostatTable(run: IostatRun): string {
   const metrics = IOSTAT_METRICS.filter((m) => run.series.some((s) => s.summary[m] !== undefined));
-  const rows = run.series.map((s) => [printable(s.device), String(s.sampleCount), ...metrics.map((m: IostatMetric) => s.summary[m]?.mean)]);
+  const rows = run.series.map((s) => [
+    printable(s.device),
+    String(s.sampleCount),
+    ...metrics.map((m: IostatMetric) => s.summary[m]?.mean),
+  ]);
   const note = run.reports > 1 ? '    (means over reports 1..n; report 0 counts since boot)\n' : '';
   return note + renderTable(['device', 'samples', ...metrics], rows, '    ');
 }

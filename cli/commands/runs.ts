@@ -7,10 +7,21 @@
  * it came from, and how many more there are past --limit.
  * Run ids are what `compare run=ID ...` takes.
  */
-import { DEFAULT_PAGE, type RunListing } from '../../shared/api.ts';
+import type { RunListing } from '../../shared/api.ts';
 import type { Query } from '../api-client.ts';
-import { apiClientFor, guarded, moreText, plural, timeRange, type CliDeps, type Listing } from '../context.ts';
-import { CliError, type Output } from '../io.ts';
+import { plural } from '../../shared/comparison/format.ts';
+import {
+  apiClientFor,
+  guarded,
+  limitOption,
+  listingJson,
+  moreText,
+  NO_LOGS_YET,
+  timeRange,
+  type CliDeps,
+  type Listing,
+} from '../context.ts';
+import type { Output } from '../io.ts';
 import { clip, renderTable } from '../table.ts';
 import type { TargetFlags } from '../target.ts';
 
@@ -25,27 +36,37 @@ export interface RunsOptions extends TargetFlags {
 
 export function runsCommand(options: RunsOptions, io: Output, deps: CliDeps = {}): Promise<number> {
   return guarded(io, async () => {
-    const limit = options.limit === undefined ? DEFAULT_PAGE : Number(options.limit);
-    if (!(Number.isSafeInteger(limit) && limit >= 1)) throw new CliError(`--limit ${options.limit}: expected a whole number of runs, 1 or more`);
+    const limit = limitOption(options.limit, 'runs');
     const api = await apiClientFor(options, deps, io);
     const filters: Query = { device: options.device, format: options.format };
     const { items: runs, next } = await api.list<RunListing>('/runs', 'runs', filters, limit);
     if (options.json) {
-      // `next` goes on after these runs: GET /runs with the same filters and next=<it>.
-      io.out(JSON.stringify({ runs, ...(next !== undefined ? { next } : {}) }, null, 2));
+      io.out(listingJson('runs', runs, next));
       return 0;
     }
     if (runs.length === 0 && next === undefined) {
-      const filter = [options.device && `device ${options.device}`, options.format && `format ${options.format}`].filter(Boolean).join(', ');
-      io.out(filter ? `no runs match ${filter}` : 'no runs yet: upload logs with `benchdrop upload FILE... --device LABEL`');
+      const filter = [options.device && `device ${options.device}`, options.format && `format ${options.format}`]
+        .filter(Boolean)
+        .join(', ');
+      io.out(filter ? `no runs match ${filter}` : `no runs yet: ${NO_LOGS_YET}`);
       return 0;
     }
-    if (runs.length > 0) io.out(renderTable(['run id', 'device', 'format', 'host', 'measured', 'context', 'tags', 'key'], runs.map(runRow), ''));
+    if (runs.length > 0)
+      io.out(
+        renderTable(['run id', 'device', 'format', 'host', 'measured', 'context', 'tags', 'key'], runs.map(runRow), ''),
+      );
     const distinct = new Set(runs.map((r) => r.runId)).size;
     if (distinct < runs.length) {
       // Disk labels listed: a run is a row per disk it has among them.
-      io.out(next === undefined ? `${plural(runs.length, 'row')}: ${plural(distinct, 'run')}, a row per disk` : await moreText(api, { ...RUNS_LISTING, noun: 'row' }, filters, runs.length, next));
-    } else io.out(next === undefined ? plural(runs.length, 'run') : await moreText(api, RUNS_LISTING, filters, runs.length, next));
+      io.out(
+        next === undefined
+          ? `${plural(runs.length, 'row')}: ${plural(distinct, 'run')}, a row per disk`
+          : await moreText(api, { ...RUNS_LISTING, noun: 'row' }, filters, runs.length, next),
+      );
+    } else
+      io.out(
+        next === undefined ? plural(runs.length, 'run') : await moreText(api, RUNS_LISTING, filters, runs.length, next),
+      );
     return 0;
   });
 }

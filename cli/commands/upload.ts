@@ -16,7 +16,7 @@
  *
  * --wait polls GET /uploads?history=true every second until each uploaded
  * version's newest record is settled: `ready`, `failed`, `deleted`, or
- * `replaced` by a newer upload (or --timeout seconds pass, 120 by default); the
+ * `replaced` by a newer upload (or --timeout seconds pass, DEFAULT_TIMEOUT_S by default); the
  * exit code is 1 if any upload, ingestion or wait failed. Each outcome is one
  * line saying the key once (cli/commands/uploads.ts outcomeLine).
  */
@@ -28,9 +28,10 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import cliProgress from 'cli-progress';
 import { MAX_PAGE, type UploadListing } from '../../shared/api.ts';
 import { createS3Client } from '../../shared/aws.ts';
-import { cleanLabel, parseTags } from '../../shared/labels.ts';
+import { cleanLabel, formatTags, parseTags } from '../../shared/labels.ts';
 import { ApiClient } from '../api-client.ts';
-import { announceTarget, guarded, plural, type CliDeps } from '../context.ts';
+import { plural } from '../../shared/comparison/format.ts';
+import { announceTarget, guarded, type CliDeps } from '../context.ts';
 import { DEFAULT_TIMEOUT_S } from '../defaults.ts';
 import { CliError, type Output } from '../io.ts';
 import { Target, type BucketTarget, type TargetFlags } from '../target.ts';
@@ -73,30 +74,17 @@ export function objectKey(file: string, device?: string): string {
   return folder ? `${folder}/${name}` : name;
 }
 
-export function uploadCommand(files: readonly string[], options: UploadOptions, io: Output, deps: UploadDeps = {}): Promise<number> {
+export function uploadCommand(
+  files: readonly string[],
+  options: UploadOptions,
+  io: Output,
+  deps: UploadDeps = {},
+): Promise<number> {
   return guarded(io, async () => {
     // Everything that can be checked is checked before the first byte leaves.
-    const tags = parseTags((options.tag ?? []).join(';'));
-    const device = options.device === undefined ? undefined : cleanLabel(options.device);
-    if (options.device !== undefined && device === undefined) throw new CliError('--device is empty');
-    if (device !== undefined && !/^[\x20-\x7e]+$/.test(device)) throw new CliError(`--device "${device}": S3 metadata takes printable ASCII only`);
-    const timeoutS = options.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(options.timeout);
-    if (!(timeoutS > 0 && Number.isFinite(timeoutS))) throw new CliError(`--timeout ${options.timeout}: expected a number of seconds above 0`);
+    const { device, metadata, timeoutS } = checkedOptions(options);
     if (files.length === 0) throw new CliError('no file to upload');
-
-    const planned: Planned[] = [];
-    const byKey = new Map<string, string>();
-    for (const file of files) {
-      const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
-        throw new CliError(`${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
-      });
-      if (!info.isFile()) throw new CliError(`${file}: not a regular file`);
-      const key = objectKey(file, device);
-      const other = byKey.get(key);
-      if (other !== undefined) throw new CliError(`${other} and ${file} would both be uploaded as ${key}; upload them separately with different --device labels`);
-      byKey.set(key, file);
-      planned.push({ file, key, size: info.size });
-    }
+    const planned = await planUploads(files, device);
 
     const target = new Target(options, deps);
     const bucket = await target.bucket();
@@ -104,81 +92,120 @@ export function uploadCommand(files: readonly string[], options: UploadOptions, 
     const api = options.wait ? new ApiClient(await target.api(), deps) : undefined;
     announceTarget(target, io);
 
-    const metadata: Record<string, string> = {};
-    if (device !== undefined) metadata['device'] = device;
-    const tagText = Object.entries(tags).map(([k, v]) => `${k}=${v}`).join(';');
-    if (tagText) metadata['tags'] = tagText;
-
-    const s3 = deps.s3 ?? createS3Client({ ...(bucket.region ? { region: bucket.region } : {}), ...(bucket.endpoint ? { s3Endpoint: bucket.endpoint } : {}), ...(bucket.credentials ? { credentials: bucket.credentials } : {}) });
-    let failures = 0;
-    const uploaded: Uploaded[] = [];
+    const s3 =
+      deps.s3 ??
+      createS3Client({
+        ...(bucket.region ? { region: bucket.region } : {}),
+        ...(bucket.endpoint ? { s3Endpoint: bucket.endpoint } : {}),
+        ...(bucket.credentials ? { credentials: bucket.credentials } : {}),
+      });
+    let uploaded: Uploaded[];
+    let failures: number;
     try {
-      const results = await uploadAll(s3, bucket, planned, metadata, io);
-      for (const r of results) {
-        if ('error' in r) {
-          failures++;
-          io.err(`error: ${r.file}: upload to s3://${bucket.bucket}/${r.key} failed: ${r.error}`);
-        } else {
-          uploaded.push(r);
-          io.out(`uploaded ${r.file} -> s3://${bucket.bucket}/${r.key} (${humanBytes(r.size)})`);
-        }
-      }
+      ({ uploaded, failures } = sayOutcomes(await uploadAll(s3, bucket, planned, metadata, io), bucket, io));
     } finally {
       if (!deps.s3) s3.destroy();
     }
 
-    if (api && uploaded.length > 0) failures += await waitForIngest(api, uploaded, timeoutS, io, deps.pollIntervalMs ?? 1000);
+    if (api && uploaded.length > 0)
+      failures += await waitForIngest(api, uploaded, timeoutS, io, deps.pollIntervalMs ?? 1000);
     if (failures > 0 && files.length > 1) io.err(`${plural(failures, 'file')} of ${files.length} did not make it`);
     return failures === 0 ? 0 : 1;
   });
 }
 
+/** The flags checked: the device label, the S3 metadata (device, tags) and --timeout in seconds. */
+function checkedOptions(options: UploadOptions): {
+  device: string | undefined;
+  metadata: Record<string, string>;
+  timeoutS: number;
+} {
+  const tags = parseTags((options.tag ?? []).join(';'));
+  const device = options.device === undefined ? undefined : cleanLabel(options.device);
+  if (options.device !== undefined && device === undefined) throw new CliError('--device is empty');
+  if (device !== undefined && !/^[\x20-\x7e]+$/.test(device))
+    throw new CliError(`--device "${device}": S3 metadata takes printable ASCII only`);
+  const timeoutS = options.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(options.timeout);
+  if (!(timeoutS > 0 && Number.isFinite(timeoutS)))
+    throw new CliError(`--timeout ${options.timeout}: expected a number of seconds above 0`);
+  const metadata: Record<string, string> = {};
+  if (device !== undefined) metadata['device'] = device;
+  const tagText = formatTags(tags);
+  if (tagText) metadata['tags'] = tagText;
+  return { device, metadata, timeoutS };
+}
+
+/** Each file with its key and size; refused when one is not a regular file or two would share a key. */
+async function planUploads(files: readonly string[], device: string | undefined): Promise<Planned[]> {
+  const planned: Planned[] = [];
+  const byKey = new Map<string, string>();
+  for (const file of files) {
+    const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
+      throw new CliError(`${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+    });
+    if (!info.isFile()) throw new CliError(`${file}: not a regular file`);
+    const key = objectKey(file, device);
+    const other = byKey.get(key);
+    if (other !== undefined)
+      throw new CliError(
+        `${other} and ${file} would both be uploaded as ${key}; upload them separately with different --device labels`,
+      );
+    byKey.set(key, file);
+    planned.push({ file, key, size: info.size });
+  }
+  return planned;
+}
+
 type Outcome = Uploaded | (Planned & { error: string });
 
-async function uploadAll(s3: S3Client, bucket: BucketTarget, planned: readonly Planned[], metadata: Record<string, string>, io: Output): Promise<Outcome[]> {
-  const tty = io.progress?.isTTY === true;
-  const bars = tty
-    ? new cliProgress.MultiBar(
-        {
-          stream: io.progress!,
-          format: '{bar} {percentage}% | {done} of {size} | {key}',
-          hideCursor: true,
-          clearOnComplete: false,
-          autopadding: true,
-        },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
+/** One line per file, uploaded on stdout or failed on stderr; what went up, and how many did not. */
+function sayOutcomes(
+  results: readonly Outcome[],
+  bucket: BucketTarget,
+  io: Output,
+): { uploaded: Uploaded[]; failures: number } {
+  const uploaded: Uploaded[] = [];
+  let failures = 0;
+  for (const r of results) {
+    if ('error' in r) {
+      failures++;
+      io.err(`error: ${r.file}: upload to s3://${bucket.bucket}/${r.key} failed: ${r.error}`);
+    } else {
+      uploaded.push(r);
+      io.out(`uploaded ${r.file} -> s3://${bucket.bucket}/${r.key} (${humanBytes(r.size)})`);
+    }
+  }
+  return { uploaded, failures };
+}
+
+/** A progress bar per file on a terminal; none otherwise. */
+function progressBars(io: Output): cliProgress.MultiBar | undefined {
+  if (io.progress?.isTTY !== true) return undefined;
+  return new cliProgress.MultiBar(
+    {
+      stream: io.progress,
+      format: '{bar} {percentage}% | {done} of {size} | {key}',
+      hideCursor: true,
+      clearOnComplete: false,
+      autopadding: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+}
+
+async function uploadAll(
+  s3: S3Client,
+  bucket: BucketTarget,
+  planned: readonly Planned[],
+  metadata: Record<string, string>,
+  io: Output,
+): Promise<Outcome[]> {
+  const bars = progressBars(io);
   const outcomes: Outcome[] = [];
   try {
     for (const p of planned) {
       const bar = bars?.create(Math.max(p.size, 1), 0, { key: p.key, done: humanBytes(0), size: humanBytes(p.size) });
-      const startedAt = Date.now();
-      try {
-        const upload = new Upload({
-          client: s3,
-          queueSize: QUEUE_SIZE,
-          partSize: PART_SIZE,
-          leavePartsOnError: false,
-          params: {
-            Bucket: bucket.bucket,
-            Key: p.key,
-            Body: createReadStream(p.file),
-            ContentType: /\.gz$/i.test(p.file) ? 'application/gzip' : 'text/plain',
-            ...(Object.keys(metadata).length ? { Metadata: metadata } : {}),
-          },
-        });
-        upload.on('httpUploadProgress', (progress) => {
-          const loaded = Math.min(progress.loaded ?? 0, p.size);
-          bar?.update(Math.max(loaded, 0), { done: humanBytes(loaded) });
-        });
-        const result = await upload.done();
-        bar?.update(Math.max(p.size, 1), { done: humanBytes(p.size) });
-        const eTag = result.ETag?.replace(/"/g, '');
-        outcomes.push({ ...p, bucket: bucket.bucket, startedAt, ...(result.VersionId ? { versionId: result.VersionId } : {}), ...(eTag ? { eTag } : {}) });
-      } catch (error) {
-        outcomes.push({ ...p, error: s3Message(error, bucket) });
-      }
+      outcomes.push(await uploadOne(s3, bucket, p, metadata, bar));
     }
   } finally {
     bars?.stop();
@@ -186,10 +213,53 @@ async function uploadAll(s3: S3Client, bucket: BucketTarget, planned: readonly P
   return outcomes;
 }
 
+/** One file through lib-storage's Upload (multipart above PART_SIZE), its bar kept up to date. */
+async function uploadOne(
+  s3: S3Client,
+  bucket: BucketTarget,
+  p: Planned,
+  metadata: Record<string, string>,
+  bar: cliProgress.SingleBar | undefined,
+): Promise<Outcome> {
+  const startedAt = Date.now();
+  try {
+    const upload = new Upload({
+      client: s3,
+      queueSize: QUEUE_SIZE,
+      partSize: PART_SIZE,
+      leavePartsOnError: false,
+      params: {
+        Bucket: bucket.bucket,
+        Key: p.key,
+        Body: createReadStream(p.file),
+        ContentType: /\.gz$/i.test(p.file) ? 'application/gzip' : 'text/plain',
+        ...(Object.keys(metadata).length ? { Metadata: metadata } : {}),
+      },
+    });
+    upload.on('httpUploadProgress', (progress) => {
+      const loaded = Math.min(progress.loaded ?? 0, p.size);
+      bar?.update(Math.max(loaded, 0), { done: humanBytes(loaded) });
+    });
+    const result = await upload.done();
+    bar?.update(Math.max(p.size, 1), { done: humanBytes(p.size) });
+    const eTag = result.ETag?.replace(/"/g, '');
+    return {
+      ...p,
+      bucket: bucket.bucket,
+      startedAt,
+      ...(result.VersionId ? { versionId: result.VersionId } : {}),
+      ...(eTag ? { eTag } : {}),
+    };
+  } catch (error) {
+    return { ...p, error: s3Message(error, bucket) };
+  }
+}
+
 function s3Message(error: unknown, bucket: BucketTarget): string {
   const e = error as Error & { code?: string; cause?: { code?: string } };
   const code = e.cause?.code ?? e.code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND') return `could not reach ${bucket.endpoint ?? 'S3'} (${code}); is the lab running?`;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND')
+    return `could not reach ${bucket.endpoint ?? 'S3'} (${code}); is the lab running?`;
   if (e.name === 'NoSuchBucket') return `bucket ${bucket.bucket} (from ${bucket.source}) does not exist`;
   return `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message}`;
 }
@@ -199,18 +269,30 @@ function s3Message(error: unknown, bucket: BucketTarget): string {
  * Unversioned, a record touched since the upload counts, but not one replaced
  * by another such record: that is the key's older version, settled by this upload.
  */
-export function recordFor(u: Pick<Uploaded, 'bucket' | 'key' | 'versionId' | 'startedAt'>, uploads: readonly UploadListing[]): UploadListing | undefined {
+export function recordFor(
+  u: Pick<Uploaded, 'bucket' | 'key' | 'versionId' | 'startedAt'>,
+  uploads: readonly UploadListing[],
+): UploadListing | undefined {
   const mine = uploads.filter((r) => {
     if (r.bucket !== u.bucket || r.key !== u.key) return false;
     // A versioned bucket names the version; otherwise only records touched since this upload count.
     if (u.versionId !== undefined) return r.version === u.versionId;
     return Date.parse(r.updatedAt) >= u.startedAt - CLOCK_SKEW_MS;
   });
-  const replacedByMine = (r: UploadListing) => r.replacedBy !== undefined && mine.some((other) => other.version === r.replacedBy);
-  return mine.filter((r) => u.versionId !== undefined || !replacedByMine(r)).sort((x, y) => Date.parse(y.updatedAt) - Date.parse(x.updatedAt))[0];
+  const replacedByMine = (r: UploadListing) =>
+    r.replacedBy !== undefined && mine.some((other) => other.version === r.replacedBy);
+  return mine
+    .filter((r) => u.versionId !== undefined || !replacedByMine(r))
+    .sort((x, y) => Date.parse(y.updatedAt) - Date.parse(x.updatedAt))[0];
 }
 
-async function waitForIngest(api: ApiClient, uploaded: readonly Uploaded[], timeoutS: number, io: Output, pollMs: number): Promise<number> {
+async function waitForIngest(
+  api: ApiClient,
+  uploaded: readonly Uploaded[],
+  timeoutS: number,
+  io: Output,
+  pollMs: number,
+): Promise<number> {
   const deadline = Date.now() + timeoutS * 1000;
   const pending = new Map(uploaded.map((u) => [u.key, u]));
   const lastSeen = new Map<string, string>();
@@ -234,7 +316,9 @@ async function waitForIngest(api: ApiClient, uploaded: readonly Uploaded[], time
   }
   for (const key of pending.keys()) {
     const status = lastSeen.get(key);
-    io.out(`timed out ${key}: ${status ? `still ${status}` : 'no upload record yet'} after ${timeoutS} s (the pipeline may still finish it; raise --timeout to wait longer)`);
+    io.out(
+      `timed out ${key}: ${status ? `still ${status}` : 'no upload record yet'} after ${timeoutS} s (the pipeline may still finish it; raise --timeout to wait longer)`,
+    );
     failures++;
   }
   return failures;

@@ -22,11 +22,33 @@ let comparison: Comparison;
 
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'benchdrop-compare-html-'));
-  const obs = (runId: string, reads: number): Observation => ({ runId, device: 'tuned/sda', format: 'iostat', values: { read_iops: reads }, samples: 10 });
-  comparison = compareObservations([obs('a1', 200), obs('a2', 210)], [obs('b1', 100), obs('b2', 104)], { labels: { a: 'tuned', b: 'stock' } });
+  const obs = (runId: string, reads: number): Observation => ({
+    runId,
+    device: 'tuned/sda',
+    format: 'iostat',
+    values: { read_iops: reads },
+    samples: 10,
+  });
+  comparison = compareObservations([obs('a1', 200), obs('a2', 210)], [obs('b1', 100), obs('b2', 104)], {
+    labels: { a: 'tuned', b: 'stock' },
+  });
   api = await startFakeApi({
     'GET /compare': { body: comparison },
-    'GET /uploads': { body: { uploads: [{ bucket: 'drop', key: UPLOAD_KEY, version: 'v1', status: 'ready', runCount: 1, runIds: ['r1'], updatedAt: '2024-01-01T00:00:00Z' }] } },
+    'GET /uploads': {
+      body: {
+        uploads: [
+          {
+            bucket: 'drop',
+            key: UPLOAD_KEY,
+            version: 'v1',
+            status: 'ready',
+            runCount: 1,
+            runIds: ['r1'],
+            updatedAt: '2024-01-01T00:00:00Z',
+          },
+        ],
+      },
+    },
   });
 });
 
@@ -59,7 +81,14 @@ function expectComparisonOnly(html: string): void {
 describe('compare --html', () => {
   it('without a file: a new file in the temp folder, named after the selectors, its path on stderr; nothing in the working folder, no uploads asked', async () => {
     const before = api.requests.length;
-    const { code, out, err } = await run('compare', 'x4100/c0t0d0,context~tunefs -a 1 /opt', '../etc/passwd', '--html', '--api', api.url);
+    const { code, out, err } = await run(
+      'compare',
+      'x4100/c0t0d0,context~tunefs -a 1 /opt',
+      '../etc/passwd',
+      '--html',
+      '--api',
+      api.url,
+    );
     expect(code).toBe(0);
     expect(out).toContain(comparison.sentence);
     const path = written(err)!;
@@ -107,9 +136,21 @@ describe('compare --html', () => {
 
   it('--html FILE with --out OTHER is refused before the lab is asked, saying to name the file once; nothing is written', async () => {
     const before = api.requests.length;
-    const { code, err } = await run('compare', 'tuned', 'stock', '--html', 'one.html', '--out', 'two.html', '--api', api.url);
+    const { code, err } = await run(
+      'compare',
+      'tuned',
+      'stock',
+      '--html',
+      'one.html',
+      '--out',
+      'two.html',
+      '--api',
+      api.url,
+    );
     expect(code).toBe(1);
-    expect(err).toContain('error: --html one.html and --out two.html: name the file once (--html FILE, or --html --out FILE)');
+    expect(err).toContain(
+      'error: --html one.html and --out two.html: name the file once (--html FILE, or --html --out FILE)',
+    );
     expect(existsSync(join(cwd, 'one.html')) || existsSync(join(cwd, 'two.html'))).toBe(false);
     expect(api.requests.length).toBe(before);
   });

@@ -31,10 +31,20 @@ export async function startFakeApi(routes: Routes): Promise<FakeApi> {
   const requests: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
-    const seen: SeenRequest = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers };
+    const seen: SeenRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: req.headers,
+    };
     requests.push(seen);
     const route = routes[`${seen.method} ${seen.path}`];
-    const reply: Reply = route === undefined ? { status: 404, body: { error: { code: 'NotFound', message: `no route ${seen.method} ${seen.path}` } } } : typeof route === 'function' ? route(seen) : route;
+    const reply: Reply =
+      route === undefined
+        ? { status: 404, body: { error: { code: 'NotFound', message: `no route ${seen.method} ${seen.path}` } } }
+        : typeof route === 'function'
+          ? route(seen)
+          : route;
     const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
     res.end(text);
@@ -66,7 +76,10 @@ export function captureOutput() {
   const out: string[] = [];
   const err: string[] = [];
   return {
-    io: { out: (text: string) => void out.push(text.replace(/\n$/, '')), err: (text: string) => void err.push(text.replace(/\n$/, '')) },
+    io: {
+      out: (text: string) => void out.push(text.replace(/\n$/, '')),
+      err: (text: string) => void err.push(text.replace(/\n$/, '')),
+    },
     get out() {
       return out.join('\n');
     },

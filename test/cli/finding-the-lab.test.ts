@@ -13,7 +13,7 @@ import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { humanBytes } from '../../cli/commands/upload.ts';
 import { runCli } from '../../cli/program.ts';
-import { clientEnv, explain, LabProcess, REPO_ROOT, run, type LabJson } from '../e2e/processes.ts';
+import { clientEnv, explain, LabProcess, REPO_ROOT, run, type LabJson } from '../../harness/processes.ts';
 import { captureOutput, closedPort, startFakeApi } from './fake-api.ts';
 
 const BENCHDROP = join(REPO_ROOT, 'bin/benchdrop.js');
@@ -33,7 +33,11 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'benchdrop-find-'));
   elsewhere = await mkdtemp(join(tmpdir(), 'benchdrop-nolab-'));
   dataDir = join(scratch, '.benchdrop');
-  lab = await LabProcess.start({ dataDir, fresh: true, env: clientEnv(scratch, { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' }) });
+  lab = await LabProcess.start({
+    dataDir,
+    fresh: true,
+    env: clientEnv(scratch, { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' }),
+  });
   endpoints = lab.endpoints;
   announced = `using the lab at ${endpoints.apiUrl} (from .benchdrop/lab.json)`;
 }, 120_000);
@@ -57,11 +61,25 @@ async function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) {
 const usingLines = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('using '));
 
 describe('with no flag, the CLI talks to the lab npm start runs in this folder', () => {
-  it('runs the README\'s compare lines as printed (the CLI as a child process), saying which lab it used', async () => {
+  it("runs the README's compare lines as printed (the CLI as a child process), saying which lab it used", async () => {
     const env = clientEnv(scratch);
     const [table, html] = await Promise.all([
-      run(process.execPath, [BENCHDROP, 'compare', 'x4100/c0t0d0,context~tunefs -a 1 /opt', 'x4100/c0t0d0,context~tunefs -a 32 /opt', '--metric', 'write_iops'], { cwd: scratch, env }),
-      run(process.execPath, [BENCHDROP, 'compare', 'scsi2sd_redux', '300G_10K_SGI_Indy', '--html', 'report.html'], { cwd: scratch, env }),
+      run(
+        process.execPath,
+        [
+          BENCHDROP,
+          'compare',
+          'x4100/c0t0d0,context~tunefs -a 1 /opt',
+          'x4100/c0t0d0,context~tunefs -a 32 /opt',
+          '--metric',
+          'write_iops',
+        ],
+        { cwd: scratch, env },
+      ),
+      run(process.execPath, [BENCHDROP, 'compare', 'scsi2sd_redux', '300G_10K_SGI_Indy', '--html', 'report.html'], {
+        cwd: scratch,
+        env,
+      }),
     ]);
     expect(table.code, explain(table)).toBe(0);
     expect(usingLines(table.stderr)).toEqual([announced]);
@@ -88,10 +106,15 @@ describe('with no flag, the CLI talks to the lab npm start runs in this folder',
 
   it('upload takes the bucket and S3 endpoint from lab.json, and --wait its API', async () => {
     const { code, out, err } = await cli(scratch, ['upload', LOG, '--device', 'found-disk', '--wait']);
-    expect(err).toBe(`using the lab at ${endpoints.apiUrl}, bucket ${endpoints.bucket} at ${endpoints.s3Endpoint} (from .benchdrop/lab.json)`);
+    expect(err).toBe(
+      `using the lab at ${endpoints.apiUrl}, bucket ${endpoints.bucket} at ${endpoints.s3Endpoint} (from .benchdrop/lab.json)`,
+    );
     expect(code).toBe(0);
     const size = humanBytes((await stat(LOG)).size);
-    expect(out.split('\n')).toEqual([`uploaded ${LOG} -> s3://${endpoints.bucket}/found-disk/${basename(LOG)} (${size})`, `ready found-disk/${basename(LOG)}: 1 run`]);
+    expect(out.split('\n')).toEqual([
+      `uploaded ${LOG} -> s3://${endpoints.bucket}/found-disk/${basename(LOG)} (${size})`,
+      `ready found-disk/${basename(LOG)}: 1 run`,
+    ]);
     const found = await cli(scratch, ['devices']);
     expect(found.out).toMatch(/^found-disk\/c0t0d0 +iostat /m);
   });
@@ -121,7 +144,16 @@ describe('with no flag, the CLI talks to the lab npm start runs in this folder',
     } finally {
       await other.close();
     }
-    const bucket = await cli(scratch, ['upload', LOG, '--device', 'named-disk', '--bucket', endpoints.bucket, '--endpoint', endpoints.s3Endpoint]);
+    const bucket = await cli(scratch, [
+      'upload',
+      LOG,
+      '--device',
+      'named-disk',
+      '--bucket',
+      endpoints.bucket,
+      '--endpoint',
+      endpoints.s3Endpoint,
+    ]);
     expect(bucket.code).toBe(0);
     expect(bucket.err).toBe('');
   });
@@ -130,19 +162,28 @@ describe('with no flag, the CLI talks to the lab npm start runs in this folder',
     const { code, out, err } = await cli(elsewhere, ['runs', '--data', 'nolab'], { BENCHDROP_API: endpoints.apiUrl });
     expect(code).toBe(1);
     expect(out).toBe('');
-    expect(err).toBe('error: --data nolab: there is no nolab/lab.json; the lab writes it there when it starts (npm start -- --data nolab)');
+    expect(err).toBe(
+      'error: --data nolab: there is no nolab/lab.json; the lab writes it there when it starts (npm start -- --data nolab)',
+    );
   });
 
-  it('a lab.json that is not a lab\'s is refused, naming the file and what is wrong', async () => {
+  it("a lab.json that is not a lab's is refused, naming the file and what is wrong", async () => {
     const folder = join(elsewhere, 'broken');
     await mkdir(join(folder, '.benchdrop'), { recursive: true });
     await writeFile(join(folder, '.benchdrop', 'lab.json'), '{"apiUrl": "http://127.0.0.1:4580"');
     const truncated = await cli(folder, ['devices']);
     expect(truncated.code).toBe(1);
-    expect(truncated.err).toBe('error: .benchdrop/lab.json is not a lab\'s endpoints file (not JSON); the lab writes a new one when it starts (npm start), or name the lab with --api URL');
-    await writeFile(join(folder, '.benchdrop', 'lab.json'), JSON.stringify({ apiUrl: endpoints.apiUrl, region: 'us-east-1' }));
+    expect(truncated.err).toBe(
+      "error: .benchdrop/lab.json is not a lab's endpoints file (not JSON); the lab writes a new one when it starts (npm start), or name the lab with --api URL",
+    );
+    await writeFile(
+      join(folder, '.benchdrop', 'lab.json'),
+      JSON.stringify({ apiUrl: endpoints.apiUrl, region: 'us-east-1' }),
+    );
     const partial = await cli(folder, ['devices']);
-    expect(partial.err).toBe('error: .benchdrop/lab.json is not a lab\'s endpoints file (no s3Endpoint, bucket); the lab writes a new one when it starts (npm start), or name the lab with --api URL');
+    expect(partial.err).toBe(
+      "error: .benchdrop/lab.json is not a lab's endpoints file (no s3Endpoint, bucket); the lab writes a new one when it starts (npm start), or name the lab with --api URL",
+    );
   });
 });
 
@@ -155,7 +196,10 @@ describe('after the lab stops', () => {
 
     const runs = await cli(scratch, ['runs']);
     expect(runs.code).toBe(1);
-    expect(runs.err.split('\n')).toEqual([announced, `error: could not reach the benchdrop API at ${endpoints.apiUrl} (from .benchdrop/lab.json): ECONNREFUSED; ${notRunning}`]);
+    expect(runs.err.split('\n')).toEqual([
+      announced,
+      `error: could not reach the benchdrop API at ${endpoints.apiUrl} (from .benchdrop/lab.json): ECONNREFUSED; ${notRunning}`,
+    ]);
 
     const withEnv = await cli(scratch, ['compare', 'a', 'b'], { BENCHDROP_API: 'http://127.0.0.1:4580' });
     expect(withEnv.err.split('\n').at(-1)).toBe(

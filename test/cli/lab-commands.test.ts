@@ -9,7 +9,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeviceEntry, RunListing } from '../../shared/api.ts';
-import { compareObservations, diskperfObservation, formatRatio, type Comparison, type Observation } from '../../shared/compare.ts';
+import {
+  compareObservations,
+  diskperfObservation,
+  formatRatio,
+  type Comparison,
+  type Observation,
+} from '../../shared/compare.ts';
 import type { DiskperfRun } from '../../shared/model.ts';
 import { parseText } from '../../shared/parsers/index.ts';
 import { runCli } from '../../cli/program.ts';
@@ -21,7 +27,10 @@ const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
 async function diskperf(path: string, runId = path, scale = 1): Promise<Observation> {
   const run = (await parseText(readFileSync(join(FIXTURES, path), 'utf8'), path)).runs[0] as DiskperfRun;
   // A run of the same disk a little faster or slower (scale), printed to diskperf's 0.01 MB/s.
-  const rows = run.rows.map((r) => ({ req_size: r.req_size, values: Object.fromEntries(Object.entries(r.values).map(([m, v]) => [m, Math.round(v! * scale * 100) / 100])) }));
+  const rows = run.rows.map((r) => ({
+    req_size: r.req_size,
+    values: Object.fromEntries(Object.entries(r.values).map(([m, v]) => [m, Math.round(v! * scale * 100) / 100])),
+  }));
   return diskperfObservation(runId, run.name, rows);
 }
 
@@ -74,27 +83,56 @@ let disks: Comparison;
 let disksRead: Comparison;
 
 /** An iostat series of run `run` on one native device of a label. */
-const series = (label: string, run: number, native: string, values: Observation['values']): Observation => ({ runId: `${label}-${run}`, device: `${label}/${native}`, label, native, format: 'iostat', values, samples: 10 });
+const series = (label: string, run: number, native: string, values: Observation['values']): Observation => ({
+  runId: `${label}-${run}`,
+  device: `${label}/${native}`,
+  label,
+  native,
+  format: 'iostat',
+  values,
+  samples: 10,
+});
 
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'benchdrop-cli-'));
   const labels = { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync' };
-  redux = compareObservations([await diskperf(REDUX)], [await diskperf(SYNC)], { labels, selectors: { a: 'device=scsi2sd_redux', b: 'device=scsi2sd_10M_Sync' } });
+  redux = compareObservations([await diskperf(REDUX)], [await diskperf(SYNC)], {
+    labels,
+    selectors: { a: 'device=scsi2sd_redux', b: 'device=scsi2sd_10M_Sync' },
+  });
   // 4 runs a side: the same logs a few percent apart, as repeated runs of one disk are.
   runs4 = compareObservations(
     await Promise.all([1, 1.03, 0.97, 1.01].map((s, i) => diskperf(REDUX, `redux-${i}`, s))),
     await Promise.all([1, 0.98, 1.04, 0.99].map((s, i) => diskperf(SYNC, `sync-${i}`, s))),
     { labels },
   );
-  hdd = compareObservations([await diskperf(REDUX)], [await diskperf(HDD)], { labels: { a: 'scsi2sd_redux', b: '300G_10K_SGI_Indy' } });
-  const obs = (runId: string, reads: number, service: number): Observation => ({ runId, device: 'x4100/c0t0d0', format: 'iostat', values: { read_iops: reads, service_ms: service }, samples: 10 });
-  same = compareObservations([obs('a1', 100, 5), obs('a2', 130, 4)], [obs('b1', 120, 4.5), obs('b2', 105, 4.2)], { labels: { a: 'tuned', b: 'stock' } });
+  hdd = compareObservations([await diskperf(REDUX)], [await diskperf(HDD)], {
+    labels: { a: 'scsi2sd_redux', b: '300G_10K_SGI_Indy' },
+  });
+  const obs = (runId: string, reads: number, service: number): Observation => ({
+    runId,
+    device: 'x4100/c0t0d0',
+    format: 'iostat',
+    values: { read_iops: reads, service_ms: service },
+    samples: 10,
+  });
+  same = compareObservations([obs('a1', 100, 5), obs('a2', 130, 4)], [obs('b1', 120, 4.5), obs('b2', 105, 4.2)], {
+    labels: { a: 'tuned', b: 'stock' },
+  });
   // Three disks a side paired by name, sdc idle on both; 3 runs each.
   const a: Observation[] = [];
   const b: Observation[] = [];
   for (const [run, j] of [0.97, 1, 1.03].entries()) {
-    a.push(series('tuned', run, 'sda', { read_iops: 200 * j, read_ms: 4 / j }), series('tuned', run, 'sdb', { read_iops: 210 * j, read_ms: 4.2 }), series('tuned', run, 'sdc', { read_iops: 0, read_ms: 0 }));
-    b.push(series('stock', run, 'sda', { read_iops: 100 / j, read_ms: 8 * j }), series('stock', run, 'sdb', { read_iops: 105, read_ms: 8.1 * j }), series('stock', run, 'sdc', { read_iops: 0, read_ms: 0 }));
+    a.push(
+      series('tuned', run, 'sda', { read_iops: 200 * j, read_ms: 4 / j }),
+      series('tuned', run, 'sdb', { read_iops: 210 * j, read_ms: 4.2 }),
+      series('tuned', run, 'sdc', { read_iops: 0, read_ms: 0 }),
+    );
+    b.push(
+      series('stock', run, 'sda', { read_iops: 100 / j, read_ms: 8 * j }),
+      series('stock', run, 'sdb', { read_iops: 105, read_ms: 8.1 * j }),
+      series('stock', run, 'sdc', { read_iops: 0, read_ms: 0 }),
+    );
   }
   disks = compareObservations(a, b, { labels: { a: 'tuned', b: 'stock' } });
   disksRead = compareObservations(a, b, { labels: { a: 'tuned', b: 'stock' }, metric: 'read_ms' });
@@ -102,9 +140,14 @@ beforeAll(async () => {
   api = await startFakeApi({
     'GET /devices': { body: { devices: DEVICES } },
     'GET /runs': (request) =>
-      request.query['format'] === 'iostat' ? { body: { runs: [] } } : request.query['device'] === '[' ? { status: 400, body: { error: { code: 'BadRequest', message: 'device: "[" is not a valid glob' } } } : { body: { runs: RUNS } },
+      request.query['format'] === 'iostat'
+        ? { body: { runs: [] } }
+        : request.query['device'] === '['
+          ? { status: 400, body: { error: { code: 'BadRequest', message: 'device: "[" is not a valid glob' } } }
+          : { body: { runs: RUNS } },
     'GET /compare': (request) => {
-      if (request.query['a'] === 'nosuch') return { status: 404, body: { error: { code: 'NotFound', message: 'A (nosuch) matches no run' } } };
+      if (request.query['a'] === 'nosuch')
+        return { status: 404, body: { error: { code: 'NotFound', message: 'A (nosuch) matches no run' } } };
       return { body: canned[request.query['a']!] ?? redux };
     },
   });
@@ -132,10 +175,20 @@ describe('compare', () => {
   const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   it('one run a side (scsi2sd_redux vs scsi2sd_10M_Sync): 1.90x, values as given, per-metric geomeans, no interval and why, the advice to run twice, the sentence last', async () => {
-    const { code, out, err } = await run('compare', 'device=scsi2sd_redux', 'device=scsi2sd_10M_Sync', '--api', api.url);
+    const { code, out, err } = await run(
+      'compare',
+      'device=scsi2sd_redux',
+      'device=scsi2sd_10M_Sync',
+      '--api',
+      api.url,
+    );
     expect(err).toBe('');
     expect(code).toBe(0);
-    expect(api.requests.at(-1)).toMatchObject({ method: 'GET', path: '/compare', query: { a: 'device=scsi2sd_redux', b: 'device=scsi2sd_10M_Sync', metric: 'all' } });
+    expect(api.requests.at(-1)).toMatchObject({
+      method: 'GET',
+      path: '/compare',
+      query: { a: 'device=scsi2sd_redux', b: 'device=scsi2sd_10M_Sync', metric: 'all' },
+    });
     const lines = out.split('\n');
     expect(lines.slice(0, 4)).toEqual([
       'A: scsi2sd_redux (device=scsi2sd_redux): 1 run, diskperf',
@@ -171,7 +224,9 @@ describe('compare', () => {
     expect(runs4.significant).toBe(true);
     const table = tableOf(out);
     expect(table[0]).toMatch(/^metric {2}req_size {2}A MB\/s {2}B MB\/s {2}ratio \[95% interval\] +p$/);
-    expect(out).toContain('\n[low-high]: the ratio\'s 95% interval (each row on its own); p: Holm-corrected over the points\n');
+    expect(out).toContain(
+      "\n[low-high]: the ratio's 95% interval (each row on its own); p: Holm-corrected over the points\n",
+    );
     // Each point: A and B as given (medians of 4 runs), the ratio and its interval, p; all significant, so no `~`.
     const points = runs4.rows.filter((r) => r.ratio !== undefined);
     expect(points).toHaveLength(54);
@@ -182,14 +237,26 @@ describe('compare', () => {
       expect(p.significant).toBe(true);
     }
     // The columns line up: values right-aligned under their headers, the interval after the ratio.
-    expect(table).toContainEqual(expect.stringMatching(/^fwd_wt {6}4096 {3}2\.855 {3}1\.255  2\.27x \[\d\.\d\dx-\d\.\d\dx\] +<0\.001$/));
+    expect(table).toContainEqual(
+      expect.stringMatching(/^fwd_wt {6}4096 {3}2\.855 {3}1\.255 {2}2\.27x \[\d\.\d\dx-\d\.\d\dx\] +<0\.001$/),
+    );
     expect(table.join('\n')).not.toMatch(/[~±]/);
     const m = runs4.byMetric.fwd_wt!;
-    expect(table.find((l) => /^fwd_wt\s+geomean/.test(l))).toMatch(new RegExp(`^fwd_wt {3}geomean {18}${esc(x(m.ratio))} \\[${esc(x(m.ci!.low))}-${esc(x(m.ci!.high))}\\] +<0\\.001  9 points, ${esc(x(m.min))}-${esc(x(m.max))}$`));
+    expect(table.find((l) => /^fwd_wt\s+geomean/.test(l))).toMatch(
+      new RegExp(
+        `^fwd_wt {3}geomean {18}${esc(x(m.ratio))} \\[${esc(x(m.ci!.low))}-${esc(x(m.ci!.high))}\\] +<0\\.001  9 points, ${esc(x(m.min))}-${esc(x(m.max))}$`,
+      ),
+    );
     const ci = `${x(runs4.ratio!)} [${x(runs4.ci!.low)}-${x(runs4.ci!.high)}]`;
-    expect(table.at(-1)).toMatch(new RegExp(`^all {6}geomean {18}${esc(ci)} +54 points, 1\\.12x-4\\.45x; 95% interval over 4 runs a side$`));
-    expect(out).toContain(`\nruns needed: from the spread seen, about ${runs4.advice!.count} runs a side would tell a 5% difference apart (an interval of about ±5%)\n`);
-    expect(out.split('\n').at(-1)).toBe(`scsi2sd_redux is 1.92x scsi2sd_10M_Sync on all (54 points, 1.12x-4.45x): ${ci}, 95% interval over 4 runs a side`);
+    expect(table.at(-1)).toMatch(
+      new RegExp(`^all {6}geomean {18}${esc(ci)} +54 points, 1\\.12x-4\\.45x; 95% interval over 4 runs a side$`),
+    );
+    expect(out).toContain(
+      `\nruns needed: from the spread seen, about ${runs4.advice!.count} runs a side would tell a 5% difference apart (an interval of about ±5%)\n`,
+    );
+    expect(out.split('\n').at(-1)).toBe(
+      `scsi2sd_redux is 1.92x scsi2sd_10M_Sync on all (54 points, 1.12x-4.45x): ${ci}, 95% interval over 4 runs a side`,
+    );
   });
 
   it('marks a difference that is not significant with ~, per row, on the summary and in the sentence', async () => {
@@ -197,16 +264,24 @@ describe('compare', () => {
     const { code, out } = await run('compare', 'tuned', 'stock', '--metric', 'all', '--api', api.url);
     expect(code).toBe(0);
     const table = tableOf(out);
-    expect(table[0]).toMatch(/^metric +A +B  unit +ratio \[95% interval\] +p$/);
+    expect(table[0]).toMatch(/^metric +A +B {2}unit +ratio \[95% interval\] +p$/);
     for (const p of same.rows) {
       expect(p.significant).toBe(false);
-      expect(table.find((l) => l.startsWith(`${p.metric} `))).toMatch(new RegExp(`^${p.metric}\\s+${esc(String(p.a))}\\s+${esc(String(p.b))}\\s+\\S+\\s+${esc(x(p.ratio!))} \\[${esc(x(p.ci!.low))}-${esc(x(p.ci!.high))}\\] ~\\s+${esc(String(p.p))}$`));
+      expect(table.find((l) => l.startsWith(`${p.metric} `))).toMatch(
+        new RegExp(
+          `^${p.metric}\\s+${esc(String(p.a))}\\s+${esc(String(p.b))}\\s+\\S+\\s+${esc(x(p.ratio!))} \\[${esc(x(p.ci!.low))}-${esc(x(p.ci!.high))}\\] ~\\s+${esc(String(p.p))}$`,
+        ),
+      );
     }
-    expect(table.at(-1)).toMatch(/^geomean\s+\d\.\d\dx \[\d\.\d\dx-\d\.\d\dx\] ~\s+2 points, \S+; 95% interval over 2 runs a side$/);
+    expect(table.at(-1)).toMatch(
+      /^geomean\s+\d\.\d\dx \[\d\.\d\dx-\d\.\d\dx\] ~\s+2 points, \S+; 95% interval over 2 runs a side$/,
+    );
     expect(out).toContain('~: not significant (p >= 0.05)');
     expect(out).not.toContain('excluded');
     expect(out).toMatch(/^ {2}service_ms +ms, lower is better +\S+ is \d\.\d\dx \S+ \(~ not significant\)$/m);
-    expect(out.split('\n').at(-1)).toMatch(/^~ no significant difference between tuned and stock on all: \d\.\d\dx \[[\d.]+x-[\d.]+x\], 95% interval over 2 runs a side \(2 points\)$/);
+    expect(out.split('\n').at(-1)).toMatch(
+      /^~ no significant difference between tuned and stock on all: \d\.\d\dx \[[\d.]+x-[\d.]+x\], 95% interval over 2 runs a side \(2 points\)$/,
+    );
   });
 
   it('a ratio under 1: the table keeps A/B (0.39x), the sentence and the directions name the faster side first; a point near 0 is footnoted', async () => {
@@ -217,10 +292,16 @@ describe('compare', () => {
     expect(table.at(-1)).toMatch(/^all\s+geomean\s+0\.39x {2}65 points, 0\.02x-18\.0x; no interval/);
     expect(out).toContain('\n  fwd_wt  MB/s, higher is better  300G_10K_SGI_Indy is 3.45x scsi2sd_redux\n');
     // rnd_wt at 4096: 0.18 against 0.01 MB/s, the ratio is mostly rounding.
-    expect(hdd.rows.find((r) => r.metric === 'rnd_wt' && r.req_size === 4096)).toMatchObject({ a: 0.18, b: 0.01, nearResolution: true });
+    expect(hdd.rows.find((r) => r.metric === 'rnd_wt' && r.req_size === 4096)).toMatchObject({
+      a: 0.18,
+      b: 0.01,
+      nearResolution: true,
+    });
     expect(table).toContain('rnd_wt      4096    0.18    0.01  18.0x  (a)');
     expect(table.filter((l) => l.includes('(a)'))).toHaveLength(1);
-    expect(out).toContain('\n\n(a) a side is under 0.05 MB/s (5 printing steps of 0.01): the ratio is mostly rounding\n');
+    expect(out).toContain(
+      '\n\n(a) a side is under 0.05 MB/s (5 printing steps of 0.01): the ratio is mostly rounding\n',
+    );
     expect(out).toContain('\n  rnd_wt at 8192: zero on B (A 0.34, B 0 MB/s)\n');
     expect(out).toContain(`\nnotes:\n  [1] ${hdd.warnings[0]}\n  [2] ${hdd.warnings[1]}\n`);
     expect(out.split('\n').at(-1)).toBe('300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, 0.06x-50.1x)');
@@ -243,7 +324,9 @@ describe('compare', () => {
     expect(code).toBe(0);
     expect(api.requests.at(-1)!.query['metric']).toBe('read_ms');
     expect(out).toContain(`\ndirection: ${disksRead.byMetric.read_ms!.sentence}\n`);
-    expect(disksRead.byMetric.read_ms!.sentence).toMatch(/^read_ms \(average read latency; ms, lower is better\): tuned is \d\.\d\dx stock \(stock's ms over tuned's\)$/);
+    expect(disksRead.byMetric.read_ms!.sentence).toMatch(
+      /^read_ms \(average read latency; ms, lower is better\): tuned is \d\.\d\dx stock \(stock's ms over tuned's\)$/,
+    );
     expect(out).not.toContain('directions');
   });
 
@@ -264,7 +347,9 @@ describe('compare', () => {
     const before = api.requests.length;
     const { code, err } = await run('compare', 'a', 'b', '--metric', 'speed', '--api', api.url);
     expect(code).toBe(1);
-    expect(err).toMatch(/^error: --metric speed: expected a group \(write, read, seq, random, all: throughput, IOPS and latency; queue lengths and %util only by name\) or a metric \(fwd_wt, /);
+    expect(err).toMatch(
+      /^error: --metric speed: expected a group \(write, read, seq, random, all: throughput, IOPS and latency; queue lengths and %util only by name\) or a metric \(fwd_wt, /,
+    );
     expect(api.requests.length).toBe(before);
   });
 });
@@ -282,7 +367,7 @@ describe('devices and runs', () => {
     expect(JSON.parse((await run('devices', '--json', '--api', api.url)).out)).toEqual({ devices: DEVICES });
   });
 
-  it('runs: filters go to the API; the table shows id, device (an iostat run\'s disks), format, host, the samples\' time range in UTC, context, tags and key', async () => {
+  it("runs: filters go to the API; the table shows id, device (an iostat run's disks), format, host, the samples' time range in UTC, context, tags and key", async () => {
     const { code, out } = await run('runs', '--device', 'scsi*', '--format', 'diskperf', '--api', `${api.url}/`);
     expect(code).toBe(0);
     expect(api.requests.at(-1)).toMatchObject({ path: '/runs', query: { device: 'scsi*', format: 'diskperf' } });
@@ -310,28 +395,40 @@ describe('devices and runs', () => {
 
   it('a lab named by a flag is not announced: stderr stays empty', async () => {
     const output = captureOutput();
-    expect(await runCli(['devices', '--api', api.url], output.io, { env: { BENCHDROP_API: 'http://127.0.0.1:1' }, cwd })).toBe(0);
+    expect(
+      await runCli(['devices', '--api', api.url], output.io, { env: { BENCHDROP_API: 'http://127.0.0.1:1' }, cwd }),
+    ).toBe(0);
     expect(output.err).toBe('');
   });
 });
 
 describe('when the lab cannot be reached', () => {
   /** Every way of naming a lab, as the messages end; the examples are the local lab's default ports. */
-  const NAME_THE_LAB = 'name the lab with --api URL (e.g. http://127.0.0.1:4580) or --stack NAME (e.g. Benchdrop-mylab), run `npm start` in this folder (or give --data DIR, the data folder of a running lab), or set BENCHDROP_API';
+  const NAME_THE_LAB =
+    'name the lab with --api URL (e.g. http://127.0.0.1:4580) or --stack NAME (e.g. Benchdrop-mylab), run `npm start` in this folder (or give --data DIR, the data folder of a running lab), or set BENCHDROP_API';
 
   it('says which URL could not be reached and how to set the target', async () => {
     const port = await closedPort();
     const { code, err } = await run('devices', '--api', `http://127.0.0.1:${port}`);
     expect(code).toBe(1);
-    expect(err).toBe(`error: could not reach the benchdrop API at http://127.0.0.1:${port} (from --api): ECONNREFUSED; is the lab running? Otherwise ${NAME_THE_LAB}`);
+    expect(err).toBe(
+      `error: could not reach the benchdrop API at http://127.0.0.1:${port} (from --api): ECONNREFUSED; is the lab running? Otherwise ${NAME_THE_LAB}`,
+    );
   });
 
   it('says every way of naming a lab when none is named: --api, --stack, a running npm start here or --data, BENCHDROP_API', async () => {
-    for (const command of [['runs'], ['devices'], ['compare', 'a', 'b'], ['upload', join(FIXTURES, REDUX), '--bucket', 'b', '--wait']]) {
+    for (const command of [
+      ['runs'],
+      ['devices'],
+      ['compare', 'a', 'b'],
+      ['upload', join(FIXTURES, REDUX), '--bucket', 'b', '--wait'],
+    ]) {
       const { code, out, err } = await run(...command);
       expect(code, command[0]).toBe(1);
       expect(out).toBe('');
-      expect(err).toBe(`error: no lab API to talk to (no --api or --stack, no .benchdrop/lab.json here, no BENCHDROP_API): ${NAME_THE_LAB}`);
+      expect(err).toBe(
+        `error: no lab API to talk to (no --api or --stack, no .benchdrop/lab.json here, no BENCHDROP_API): ${NAME_THE_LAB}`,
+      );
     }
   });
 
@@ -348,7 +445,7 @@ describe('when the lab cannot be reached', () => {
 });
 
 describe('help', () => {
-  it('its examples are the local lab\'s own defaults (infra/local/options.ts), and it says how a lab is found', async () => {
+  it("its examples are the local lab's own defaults (infra/local/options.ts), and it says how a lab is found", async () => {
     const api = `http://${DEFAULT_HOST}:${DEFAULT_PORTS.api}`;
     const s3 = `http://${DEFAULT_HOST}:${DEFAULT_PORTS.s3}`;
     expect(api).toBe('http://127.0.0.1:4580');
@@ -356,11 +453,19 @@ describe('help', () => {
       const { code, out } = await run(command, '--help');
       expect(code, command).toBe(0);
       const flat = out.replace(/\s+/g, ' ');
-      expect(flat, command).toContain(`--api <url> the lab API, e.g. ${api} (default: the running lab's, from --data's lab.json, else $BENCHDROP_API)`);
-      expect(flat, command).toContain('--data <dir> a local lab\'s data folder: its lab.json, written by npm start, names the API and bucket (default: .benchdrop)');
+      expect(flat, command).toContain(
+        `--api <url> the lab API, e.g. ${api} (default: the running lab's, from --data's lab.json, else $BENCHDROP_API)`,
+      );
+      expect(flat, command).toContain(
+        "--data <dir> a local lab's data folder: its lab.json, written by npm start, names the API and bucket (default: .benchdrop)",
+      );
       expect(out, command).not.toContain('8787');
     }
-    expect((await run('upload', '--help')).out.replace(/\s+/g, ' ')).toContain(`--endpoint <url> S3 endpoint of a local lab, e.g. ${s3} (default: from --data's lab.json, else $BENCHDROP_S3_ENDPOINT)`);
-    expect((await run('--help')).out).toContain('else the lab `npm start` runs\nin this folder (its .benchdrop/lab.json, or --data DIR\'s), else $BENCHDROP_API.');
+    expect((await run('upload', '--help')).out.replace(/\s+/g, ' ')).toContain(
+      `--endpoint <url> S3 endpoint of a local lab, e.g. ${s3} (default: from --data's lab.json, else $BENCHDROP_S3_ENDPOINT)`,
+    );
+    expect((await run('--help')).out).toContain(
+      "else the lab `npm start` runs\nin this folder (its .benchdrop/lab.json, or --data DIR's), else $BENCHDROP_API.",
+    );
   });
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeIostatLog } from '../../bench/generate.ts';
 import { PARALLEL_MIN_BYTES } from '../../shared/parsers/parallel.ts';
-import { REPO_ROOT, run } from '../e2e/processes.ts';
+import { REPO_ROOT, run } from '../../harness/processes.ts';
 
 const BIN = join(REPO_ROOT, 'bin/benchdrop.js');
 const RECORDER = join(REPO_ROOT, 'test/support/module-log/register.mjs');
@@ -27,7 +27,10 @@ afterAll(async () => {
 /** Runs `benchdrop ARGS` and returns its result with the package modules it loaded, relative to the repository. */
 async function modulesLoadedBy(name: string, args: readonly string[]) {
   const log = join(scratch, `${name}.modules`);
-  const ran = await run(process.execPath, ['--import', RECORDER, BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '', BENCHDROP_MODULE_LOG: log }, timeoutMs: 60_000 });
+  const ran = await run(process.execPath, ['--import', RECORDER, BIN, ...args], {
+    env: { ...process.env, NODE_OPTIONS: '', BENCHDROP_MODULE_LOG: log },
+    timeoutMs: 60_000,
+  });
   const urls = (await readFile(log, 'utf8')).trim().split('\n');
   const root = new URL(`${REPO_ROOT}/`, 'file://').href;
   const ours = [...new Set(urls.filter((u) => u.startsWith(root)).map((u) => u.slice(root.length)))];
@@ -72,7 +75,9 @@ describe('bin/benchdrop.js', () => {
     await copyFile(BIN, join(bare, 'bin/benchdrop.js'));
     const ran = await run(process.execPath, [join(bare, 'bin/benchdrop.js'), '--help'], { timeoutMs: 30_000 });
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toBe('benchdrop: the CLI is not built yet (no dist/cli/main.js): run `npm run build` in the benchdrop folder\n');
+    expect(ran.stderr).toBe(
+      'benchdrop: the CLI is not built yet (no dist/cli/main.js): run `npm run build` in the benchdrop folder\n',
+    );
   });
 
   it('ends quietly when its reader stops early (benchdrop --help | head -1)', async () => {
@@ -85,7 +90,10 @@ describe('bin/benchdrop.js', () => {
 
 describe('package.json', () => {
   it('builds at install (prepare) and before npm start, and runs the build in both', async () => {
-    const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+      bin: Record<string, string>;
+    };
     expect(pkg.scripts['prepare']).toBe('npm run build');
     expect(pkg.scripts['prestart']).toBe('npm run build --silent');
     expect(pkg.scripts['start']).toMatch(/^node --openssl-legacy-provider dist\//);

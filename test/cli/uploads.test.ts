@@ -5,8 +5,8 @@
  * one, a file that fails. Each key is said once per line, and no line says
  * `(line 0)`.
  */
-import { serveApi, type ServedApi } from '../support/api-server.ts';
-import '../support/quiet.ts';
+import { serveApi, type ServedApi } from '../../harness/api-server.ts';
+import '../../harness/quiet.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setApiDeps } from '../../functions/api/handler.ts';
@@ -15,9 +15,9 @@ import { s3EventRecord, sequencerGenerator, sqsEvent, type S3EventName } from '.
 import type { UploadListing } from '../../shared/api.ts';
 import { objectRefOf } from '../../shared/ingest.ts';
 import { runCli } from '../../cli/program.ts';
-import { startEmulators, type Emulators } from '../support/emulators.ts';
+import { startEmulators, type Emulators } from '../../harness/emulators.ts';
 import { fixture } from '../support/fixtures.ts';
-import { lambdaContext } from '../support/lambda.ts';
+import { lambdaContext } from '../../harness/lambda.ts';
 import { captureOutput } from './fake-api.ts';
 
 const REDUX = fixture('irix/irix-6.5-indy-scsi2sd-redux.diskperf.txt');
@@ -33,8 +33,16 @@ const versions = new Map<string, string>();
 
 async function deliver(key: string, eventName: S3EventName, body?: Buffer): Promise<string> {
   const put = body !== undefined ? await env.put(key, body) : undefined;
-  const event = s3EventRecord({ eventName, bucket: env.bucket, key, ...(put ? { size: put.size, eTag: put.eTag } : {}), sequencer: sequencer() });
-  expect((await ingestHandler(sqsEvent([event]), lambdaContext())) as SQSBatchResponse).toEqual({ batchItemFailures: [] });
+  const event = s3EventRecord({
+    eventName,
+    bucket: env.bucket,
+    key,
+    ...(put ? { size: put.size, eTag: put.eTag } : {}),
+    sequencer: sequencer(),
+  });
+  expect((await ingestHandler(sqsEvent([event]), lambdaContext())) as SQSBatchResponse).toEqual({
+    batchItemFailures: [],
+  });
   return objectRefOf(event).version;
 }
 
@@ -65,7 +73,11 @@ async function run(...args: string[]) {
 }
 
 /** The table's rows as [status, key, outcome], columns split on runs of two spaces. */
-const rows = (lines: string[]) => lines.slice(1, -1).map((line) => line.split(/ {2,}/)).map((cells) => [cells[0], cells[1], cells.at(-1)]);
+const rows = (lines: string[]) =>
+  lines
+    .slice(1, -1)
+    .map((line) => line.split(/ {2,}/))
+    .map((cells) => [cells[0], cells[1], cells.at(-1)]);
 
 describe('benchdrop uploads', () => {
   it('lists each key once as it now stands, newest first, and how many', async () => {
@@ -75,7 +87,11 @@ describe('benchdrop uploads', () => {
     expect(lines[0]).toMatch(/^status +key +version +updated +outcome$/);
     expect(rows(lines)).toEqual([
       ['deleted', 'old/run.txt', 'the key was deleted; its runs were removed'],
-      ['failed', 'sas10k/notes.txt', 'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report'],
+      [
+        'failed',
+        'sas10k/notes.txt',
+        'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report',
+      ],
       ['ready', 'sas10k/run1.txt', '1 run'],
     ]);
     expect(lines.at(-1)).toBe('3 uploads');
@@ -95,14 +111,29 @@ describe('benchdrop uploads', () => {
   });
 
   it('--status filters, --limit pages and says how many more, --json prints the listing', async () => {
-    expect(rows((await run('--status', 'failed')).lines)).toEqual([['failed', 'sas10k/notes.txt', expect.stringMatching(/^no diskperf or iostat data/)]]);
-    expect((await run('--status', 'replaced')).lines).toEqual(['no key is in state replaced: a replaced version is history, --history lists it']);
-    expect(rows((await run('--status', 'replaced', '--history')).lines)).toEqual([['replaced', 'sas10k/run1.txt', expect.stringMatching(/^replaced by version /)]]);
+    expect(rows((await run('--status', 'failed')).lines)).toEqual([
+      ['failed', 'sas10k/notes.txt', expect.stringMatching(/^no diskperf or iostat data/)],
+    ]);
+    expect((await run('--status', 'replaced')).lines).toEqual([
+      'no key is in state replaced: a replaced version is history, --history lists it',
+    ]);
+    expect(rows((await run('--status', 'replaced', '--history')).lines)).toEqual([
+      ['replaced', 'sas10k/run1.txt', expect.stringMatching(/^replaced by version /)],
+    ]);
     const limited = await run('--history', '--limit', '1');
     expect(limited.lines.at(-1)).toBe('1 upload shown, 3 more: --limit 4 shows them all');
     const json = JSON.parse((await run('--json', '--status', 'failed')).out) as { uploads: UploadListing[] };
-    expect(json.uploads).toEqual([expect.objectContaining({ key: 'sas10k/notes.txt', status: 'failed', details: expect.stringContaining('sas10k/notes.txt: no diskperf or iostat data') })]);
+    expect(json.uploads).toEqual([
+      expect.objectContaining({
+        key: 'sas10k/notes.txt',
+        status: 'failed',
+        details: expect.stringContaining('sas10k/notes.txt: no diskperf or iostat data'),
+      }),
+    ]);
     const bad = await run('--status', 'lost');
-    expect({ code: bad.code, err: bad.err }).toEqual({ code: 1, err: expect.stringContaining('--status lost: expected one of processing, ready, failed, replaced, deleted') });
+    expect({ code: bad.code, err: bad.err }).toEqual({
+      code: 1,
+      err: expect.stringContaining('--status lost: expected one of processing, ready, failed, replaced, deleted'),
+    });
   });
 });

@@ -21,26 +21,37 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../support/quiet.ts';
-import { LAB_BUCKET, LAB_CREDENTIALS, startLab, type Lab } from '../../infra/local/lab.ts';
+import '../../harness/quiet.ts';
+import { LAB_CREDENTIALS } from '../../shared/config.ts';
+import { LAB_BUCKET, startLab, type Lab } from '../../infra/local/lab.ts';
 import { reportHtml } from '../../report/build.ts';
 import type { DevicesPage } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import { compareObservations, type Comparison, type Observation } from '../../shared/compare.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { MAX_PAGE } from '../../shared/store/pages.ts';
-import { deviceItem } from '../../shared/store/records.ts';
+import { deviceItem } from '../../shared/store/items.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // As the machine's probe runs it: no sandbox as root, and no background traffic to hosts it cannot reach.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const dir = mkdtempSync(join(tmpdir(), 'benchdrop-report-'));
 let lab: Lab;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
   lab = await startLab({ dataDir: join(dir, 'lab'), fresh: true, s3Port: 0, apiPort: 0, log: () => {} });
   await lab.idle();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -63,7 +74,8 @@ async function api<T = Comparison>(path: string): Promise<T> {
 }
 
 /** The labels the page offers in its selector fields, in order. */
-const offered = (page: Page) => page.locator('#device-labels option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+const offered = (page: Page) =>
+  page.locator('#device-labels option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
 
 describe('the report page', () => {
   it('served by the lab, it compares redux with 10M_Sync: 1.90, why there is no interval, a log2 chart of ratios and the uploads list; then iostat bars, and 4 runs a side with their interval, ~ and warnings', async () => {
@@ -77,16 +89,22 @@ describe('the report page', () => {
     expect(await page.inputValue('#a')).toBe('scsi2sd_redux');
     expect(await page.inputValue('#b')).toBe('scsi2sd_10M_Sync');
     expect(await page.textContent('#ratio')).toBe('1.90x');
-    expect(await page.textContent('#sentence')).toBe('scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points, 1.11x-4.41x)');
+    expect(await page.textContent('#sentence')).toBe(
+      'scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points, 1.11x-4.41x)',
+    );
     // One run a side: the page says why there is no interval and what would give one.
-    expect(await page.textContent('#interval')).toBe('no interval: it needs at least 2 runs on each side (A has 1 run, B has 1 run); with one run nothing is known of run-to-run noise');
+    expect(await page.textContent('#interval')).toBe(
+      'no interval: it needs at least 2 runs on each side (A has 1 run, B has 1 run); with one run nothing is known of run-to-run noise',
+    );
     expect(await page.textContent('#advice')).toMatch(/^runs needed: run each device at least twice on each side/);
     const redux = await api('/compare?a=scsi2sd_redux&b=scsi2sd_10M_Sync');
     expect(await page.locator('#warnings li').allTextContents()).toEqual(redux.warnings);
     expect(await page.isVisible('#warnings-title')).toBe(redux.warnings.length > 0);
     // Per metric: 6 rows, each naming the better side; no interval, so no p or ~ columns.
     expect(await page.locator('#metrics tr').count()).toBe(6);
-    expect(await page.locator('#metrics tr[data-metric="fwd_rd"] td').last().textContent()).toMatch(/^fwd_rd \(sequential forward read; MB\/s, higher is better\): scsi2sd_redux is 2\.56x scsi2sd_10M_Sync/);
+    expect(await page.locator('#metrics tr[data-metric="fwd_rd"] td').last().textContent()).toMatch(
+      /^fwd_rd \(sequential forward read; MB\/s, higher is better\): scsi2sd_redux is 2\.56x scsi2sd_10M_Sync/,
+    );
     expect(await page.isVisible('#metrics-table th:nth-child(4)')).toBe(false);
     // uPlot draws on canvases: one for the ratio chart, one for the absolute curves.
     expect(await page.locator('#ratio-chart canvas').count()).toBe(1);
@@ -99,11 +117,15 @@ describe('the report page', () => {
     // Every label of the lab, offered in both selector fields.
     await page.locator('#devices-note:not([hidden])').waitFor();
     const labels = (await api<DevicesPage>(`/devices?limit=${MAX_PAGE}`)).devices.map((d) => d.label);
-    expect(labels).toEqual(expect.arrayContaining(['scsi2sd_redux', 'scsi2sd_10M_Sync', '300G_10K_SGI_Indy', 'x4100', 'x4100/c0t0d0']));
+    expect(labels).toEqual(
+      expect.arrayContaining(['scsi2sd_redux', 'scsi2sd_10M_Sync', '300G_10K_SGI_Indy', 'x4100', 'x4100/c0t0d0']),
+    );
     expect(await offered(page)).toEqual(labels);
     expect(await page.getAttribute('#a', 'list')).toBe('device-labels');
     expect(await page.getAttribute('#b', 'list')).toBe('device-labels');
-    expect(await page.textContent('#devices-note')).toBe(`${labels.length} device labels in this lab, offered as you type a selector`);
+    expect(await page.textContent('#devices-note')).toBe(
+      `${labels.length} device labels in this lab, offered as you type a selector`,
+    );
     const shot = join(dir, 'report.png');
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(20_000);
@@ -131,10 +153,16 @@ describe('the report page', () => {
     await page.click('button[type=submit]');
     await page.locator('#sentence', { hasText: 'x4100/c0t1d0 on all' }).waitFor();
     expect(await page.textContent('#sentence')).toBe(expected.sentence);
-    expect(expected.sentence).toMatch(/^~ no significant difference between x4100\/c0t0d0 and x4100\/c0t1d0 on all: \d\.\d\dx \[[\d.]+x-[\d.]+x\], 95% interval over 4 runs a side \(3 points\)$/);
-    expect(await page.textContent('#interval')).toMatch(/^95% interval over 4 runs a side: A\/B \[[\d.]+x-[\d.]+x\], ~ not significant: it holds 1x \(bootstrap-t, df [\d.]+, \d+ resamples\)$/);
+    expect(expected.sentence).toMatch(
+      /^~ no significant difference between x4100\/c0t0d0 and x4100\/c0t1d0 on all: \d\.\d\dx \[[\d.]+x-[\d.]+x\], 95% interval over 4 runs a side \(3 points\)$/,
+    );
+    expect(await page.textContent('#interval')).toMatch(
+      /^95% interval over 4 runs a side: A\/B \[[\d.]+x-[\d.]+x\], ~ not significant: it holds 1x \(bootstrap-t, df [\d.]+, \d+ resamples\)$/,
+    );
     expect(await page.textContent('#advice')).toBe(`runs needed: ${expected.advice!.note}`);
-    expect(expected.advice!.note).toMatch(/^from the spread seen, about \d+ runs a side would tell a 5% difference apart/);
+    expect(expected.advice!.note).toMatch(
+      /^from the spread seen, about \d+ runs a side would tell a 5% difference apart/,
+    );
     expect(await page.locator('#warnings li').allTextContents()).toEqual(expected.warnings);
     expect(expected.warnings.some((w) => w.startsWith('A mixes 4 workloads'))).toBe(true);
     expect(await page.isVisible('#warnings-title')).toBe(true);
@@ -147,7 +175,9 @@ describe('the report page', () => {
       expect(cells[2]).toMatch(/^\[[\d.]+x-[\d.]+x\]$/);
       expect(cells[3]).toMatch(/^[\d.]+$/);
     }
-    expect(await page.locator('#points tr.insignificant').count()).toBe(expected.rows.filter((r) => r.significant === false).length);
+    expect(await page.locator('#points tr.insignificant').count()).toBe(
+      expected.rows.filter((r) => r.significant === false).length,
+    );
     expect(await page.textContent('#points-title')).toMatch(/^points \(3; 3 not significant, marked ~\)$/);
     expect(await page.getAttribute('#bar-chart', 'aria-label')).toMatch(/write_iops [\d.]+x \[[\d.]+x-[\d.]+x\] ~/);
     await page.screenshot({ path: join(dir, 'report-runs.png'), fullPage: true });
@@ -163,7 +193,9 @@ describe('the report page', () => {
     await page.goto(`${lab.endpoints.reportUrl}?a=colour%3Dred&b=scsi2sd_redux`);
     await page.waitForSelector('body[data-state="error"]', { timeout: 20_000 });
     expect(await page.isVisible('#error')).toBe(true);
-    expect(await page.textContent('#error')).toMatch(/^Could not compare colour=red with scsi2sd_redux: .*unknown term "colour"/);
+    expect(await page.textContent('#error')).toMatch(
+      /^Could not compare colour=red with scsi2sd_redux: .*unknown term "colour"/,
+    );
     expect(await page.isVisible('#results')).toBe(false);
     expect(await page.getAttribute('main', 'aria-busy')).toBe('false');
     // The form stays, so the selector can be put right.
@@ -171,12 +203,17 @@ describe('the report page', () => {
     await page.close();
   }, 30_000);
 
-  it('when GET /devices fails, the page shows the API\'s message as its error state', async () => {
+  it("when GET /devices fails, the page shows the API's message as its error state", async () => {
     const page = await browser.newPage();
     const message = 'internal error (request id 0f1e2d3c)';
     await page.route(
       (url) => url.pathname === '/devices',
-      (route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'InternalError', message } }) }),
+      (route) =>
+        route.fulfill({
+          status: 500,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: { code: 'InternalError', message } }),
+        }),
     );
     await page.goto(lab.endpoints.reportUrl);
     await page.waitForSelector('body[data-state="error"]', { timeout: 20_000 });
@@ -186,7 +223,7 @@ describe('the report page', () => {
     await page.close();
   }, 30_000);
 
-  it('without a query it compares two of the lab\'s own labels of one format, neither inside the other', async () => {
+  it("without a query it compares two of the lab's own labels of one format, neither inside the other", async () => {
     const page = await browser.newPage();
     const compares: string[] = [];
     page.on('request', (r) => void (new URL(r.url()).pathname === '/compare' && compares.push(r.url())));
@@ -194,7 +231,10 @@ describe('the report page', () => {
     await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
     // Labels come in label order; the first two diskperf ones of the demo lab.
     const labels = (await api<DevicesPage>(`/devices?limit=${MAX_PAGE}`)).devices;
-    expect(labels.slice(0, 2).map((d) => [d.label, d.format])).toEqual([['300G_10K_SGI_Indy', 'diskperf'], ['scsi2sd_10M_Sync', 'diskperf']]);
+    expect(labels.slice(0, 2).map((d) => [d.label, d.format])).toEqual([
+      ['300G_10K_SGI_Indy', 'diskperf'],
+      ['scsi2sd_10M_Sync', 'diskperf'],
+    ]);
     expect(await page.inputValue('#a')).toBe('300G_10K_SGI_Indy');
     expect(await page.inputValue('#b')).toBe('scsi2sd_10M_Sync');
     expect(await page.inputValue('#metric')).toBe('all');
@@ -225,10 +265,15 @@ describe('the report page', () => {
     expect(await page.isVisible('#error')).toBe(false);
     await expect.poll(() => held.has('/devices')).toBe(true);
     held.get('/devices')!();
-    await page.getByRole('status').filter({ hasText: 'comparing scsi2sd_redux with scsi2sd_10M_Sync (all)...' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'comparing scsi2sd_redux with scsi2sd_10M_Sync (all)...' })
+      .waitFor();
     expect(await page.getAttribute('main', 'aria-busy')).toBe('true');
     // The spinner beside the status line is drawn while busy.
-    expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('#status'), '::before').animationName`)).toBe('spin');
+    expect(
+      await page.evaluate<string>(`getComputedStyle(document.querySelector('#status'), '::before').animationName`),
+    ).toBe('spin');
     await expect.poll(() => held.has('/compare')).toBe(true);
     held.get('/compare')!();
     await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
@@ -296,15 +341,30 @@ describe('the report page', () => {
     await page.waitForSelector('body[data-state="compared"]');
     // The figure is A/B; the sentence names the faster side first.
     expect(await page.textContent('#ratio')).toBe('0.39x');
-    expect(await page.textContent('#sentence')).toBe('300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, 0.06x-50.1x)');
+    expect(await page.textContent('#sentence')).toBe(
+      '300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, 0.06x-50.1x)',
+    );
     expect(await page.locator('#warnings li').allTextContents()).toEqual(comparison.warnings);
-    expect(comparison.warnings).toContainEqual(expect.stringMatching(/^1 point\(s\) within 5 printing steps of 0 \(rnd_wt at 4096: A 0\.18, B 0\.01 MB\/s\)/));
+    expect(comparison.warnings).toContainEqual(
+      expect.stringMatching(/^1 point\(s\) within 5 printing steps of 0 \(rnd_wt at 4096: A 0\.18, B 0\.01 MB\/s\)/),
+    );
     // The point near 0 (0.18 against 0.01 MB/s) says its ratio is mostly rounding.
     const near = page.locator('#points tr.near-resolution');
     expect(await near.count()).toBe(1);
-    expect(await near.locator('td').allTextContents()).toEqual(['rnd_wt', '4096', '0.18', '0.01', '18.0x', '', '', '', 'a side is within 5 printing steps of 0: the ratio is mostly rounding']);
+    expect(await near.locator('td').allTextContents()).toEqual([
+      'rnd_wt',
+      '4096',
+      '0.18',
+      '0.01',
+      '18.0x',
+      '',
+      '',
+      '',
+      'a side is within 5 printing steps of 0: the ratio is mostly rounding',
+    ]);
     // The comparison alone: no form, no loading, empty or uploads parts.
-    for (const part of ['#controls', '#status', '#empty', '#uploads-section', '#uploads']) expect(await page.locator(part).count()).toBe(0);
+    for (const part of ['#controls', '#status', '#empty', '#uploads-section', '#uploads'])
+      expect(await page.locator(part).count()).toBe(0);
     expect(await page.getAttribute('main', 'aria-busy')).toBe('false');
     expect(requests).toEqual([pathToFileURL(file).href]);
     await page.screenshot({ path: join(dir, 'offline.png') });
@@ -313,10 +373,22 @@ describe('the report page', () => {
 
   it('iostat bars start at 1x on a log axis: 0.2x goes down, 2x goes up, each with its value; ~ where not significant', async () => {
     // 3 runs a side of one disk: reads 5 times slower on A, writes twice as fast, service times the same but for noise.
-    const series = (side: string, run: number, values: Observation['values']): Observation => ({ runId: `${side}-${run}`, device: `${side}/sda`, label: side, native: 'sda', format: 'iostat', values, samples: 12 });
+    const series = (side: string, run: number, values: Observation['values']): Observation => ({
+      runId: `${side}-${run}`,
+      device: `${side}/sda`,
+      label: side,
+      native: 'sda',
+      format: 'iostat',
+      values,
+      samples: 12,
+    });
     const jitter = [0.98, 1, 1.02];
-    const a = jitter.map((j, r) => series('tuned', r, { read_iops: 20 * j, write_iops: 200 / j, service_ms: 5 * jitter[(r + 1) % 3]! }));
-    const b = jitter.map((j, r) => series('stock', r, { read_iops: 100 / j, write_iops: 100 * j, service_ms: 5 * jitter[(r + 2) % 3]! }));
+    const a = jitter.map((j, r) =>
+      series('tuned', r, { read_iops: 20 * j, write_iops: 200 / j, service_ms: 5 * jitter[(r + 1) % 3]! }),
+    );
+    const b = jitter.map((j, r) =>
+      series('stock', r, { read_iops: 100 / j, write_iops: 100 * j, service_ms: 5 * jitter[(r + 2) % 3]! }),
+    );
     const comparison = compareObservations(a, b, { labels: { a: 'tuned', b: 'stock' } });
     expect(comparison.byMetric.read_iops).toMatchObject({ significant: true });
     expect(comparison.byMetric.service_ms).toMatchObject({ significant: false });
@@ -334,21 +406,30 @@ describe('the report page', () => {
     expect(bar('write_iops').top).toBeLessThan(drawn.one - 20);
     // On a log axis 0.2x reaches further from 1x than 2x does (log 5 against log 2).
     expect(bar('read_iops').bottom - drawn.one).toBeGreaterThan((drawn.one - bar('write_iops').top) * 2);
-    expect(await page.getAttribute('#bar-chart', 'aria-label')).toMatch(/^bars from 1x \(no difference\), up where tuned is better, down where stock is: read_iops 0\.20x \[[\d.]+x-[\d.]+x\], write_iops 2\.00x \[[\d.]+x-[\d.]+x\], service_ms [\d.]+x \[[\d.]+x-[\d.]+x\] ~$/);
+    expect(await page.getAttribute('#bar-chart', 'aria-label')).toMatch(
+      /^bars from 1x \(no difference\), up where tuned is better, down where stock is: read_iops 0\.20x \[[\d.]+x-[\d.]+x\], write_iops 2\.00x \[[\d.]+x-[\d.]+x\], service_ms [\d.]+x \[[\d.]+x-[\d.]+x\] ~$/,
+    );
     expect(await page.locator('#metrics tr[data-metric="service_ms"] td').nth(4).textContent()).toBe('~');
     expect(await page.locator('#metrics tr[data-metric="read_iops"] td').nth(4).textContent()).toBe('');
     expect(await page.textContent('#interval')).toMatch(/^95% interval over 3 runs a side: A\/B \[/);
-    expect(await page.textContent('#paired')).toBe('devices paired disk with disk: each device of A with the device of the same name on B');
+    expect(await page.textContent('#paired')).toBe(
+      'devices paired disk with disk: each device of A with the device of the same name on B',
+    );
     expect(await page.textContent('#sentence')).toBe(comparison.sentence);
     await page.screenshot({ path: join(dir, 'bars.png') });
     await page.close();
   }, 30_000);
   it('a lab of more labels than one page: the first 1,000 offered, and a note saying there are more and how to reach them', async () => {
     const { dynamodbEndpoint, table, region } = lab.endpoints;
-    const db = createDocumentClient({ region, dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const db = createDocumentClient({
+      region,
+      dynamodbEndpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
       const writer = new BatchWriter(db, table);
-      for (let i = 0; i < 1500; i++) writer.put(deviceItem(`many-${String(i).padStart(4, '0')}`, 'diskperf', '2031-01-01T00:00:00.000Z', 'v1'));
+      for (let i = 0; i < 1500; i++)
+        writer.put(deviceItem(`many-${String(i).padStart(4, '0')}`, 'diskperf', '2031-01-01T00:00:00.000Z', 'v1'));
       await writer.flush();
     } finally {
       db.destroy();
@@ -362,7 +443,9 @@ describe('the report page', () => {
     await page.locator('#devices-note[data-more="true"]').waitFor({ timeout: 20_000 });
     expect(await offered(page)).toEqual(first.devices.map((d) => d.label));
     expect(await page.locator('#device-labels option').count()).toBe(MAX_PAGE);
-    expect(await page.textContent('#devices-note')).toBe('the first 1000 device labels of this lab are offered as you type; it holds more: type the start of a label and a * (x4100/*) to take those');
+    expect(await page.textContent('#devices-note')).toBe(
+      'the first 1000 device labels of this lab are offered as you type; it holds more: type the start of a label and a * (x4100/*) to take those',
+    );
     // The page still compares.
     await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
     expect(await page.textContent('#ratio')).toBe('1.90x');
@@ -375,7 +458,14 @@ describe('the report page of an empty lab', () => {
   let empty: Lab;
 
   beforeAll(async () => {
-    empty = await startLab({ dataDir: join(dir, 'empty'), fresh: true, samples: false, s3Port: 0, apiPort: 0, log: () => {} });
+    empty = await startLab({
+      dataDir: join(dir, 'empty'),
+      fresh: true,
+      samples: false,
+      s3Port: 0,
+      apiPort: 0,
+      log: () => {},
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -406,10 +496,24 @@ describe('the report page of an empty lab', () => {
     await page.screenshot({ path: join(dir, 'empty.png'), fullPage: true });
 
     // Two logs uploaded under labels of their own; the button, from the keyboard, looks again.
-    const s3 = createS3Client({ s3Endpoint: empty.endpoints.s3Endpoint, credentials: LAB_CREDENTIALS, region: 'us-east-1' });
+    const s3 = createS3Client({
+      s3Endpoint: empty.endpoints.s3Endpoint,
+      credentials: LAB_CREDENTIALS,
+      region: 'us-east-1',
+    });
     try {
-      for (const [device, file] of [['fast-disk', 'irix-indy-scsi2sd-redux.diskperf.txt'], ['slow-disk', 'irix-indy-scsi2sd-10M-sync.diskperf.txt']] as const) {
-        await s3.send(new PutObjectCommand({ Bucket: LAB_BUCKET, Key: `${device}/${file}`, Body: readFileSync(fileURLToPath(new URL(`../../demo/${file}`, import.meta.url))), Metadata: { device } }));
+      for (const [device, file] of [
+        ['fast-disk', 'irix-indy-scsi2sd-redux.diskperf.txt'],
+        ['slow-disk', 'irix-indy-scsi2sd-10M-sync.diskperf.txt'],
+      ] as const) {
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: LAB_BUCKET,
+            Key: `${device}/${file}`,
+            Body: readFileSync(fileURLToPath(new URL(`../../demo/${file}`, import.meta.url))),
+            Metadata: { device },
+          }),
+        );
       }
     } finally {
       s3.destroy();

@@ -4,7 +4,9 @@ import { hasUnsafeCharacters, printable, printableJson, withoutUnsafeCharacters 
 
 describe('printable', () => {
   it('escapes control characters, DEL, C1 and bidi overrides; keeps unicode', () => {
-    expect(printable('a\u001b[31mb\u0007\t\r\n\u007f\u0085 é€𝄞 \u202eexe.txt')).toBe('a\\x1b[31mb\\x07\\t\\r\\n\\x7f\\x85 é€𝄞 \\u202eexe.txt');
+    expect(printable('a\u001b[31mb\u0007\t\r\n\u007f\u0085 é€𝄞 \u202eexe.txt')).toBe(
+      'a\\x1b[31mb\\x07\\t\\r\\n\\x7f\\x85 é€𝄞 \\u202eexe.txt',
+    );
   });
 
   it('escapes a surrogate that is not part of a pair, keeps a pair', () => {
@@ -30,7 +32,11 @@ describe('printable', () => {
 });
 
 describe('printableJson', () => {
-  const value = { context: ['iostat \u001b[2J\u0007', 'csi \u009b31m del \u007f', 'exe\u202etxt.sh'], lone: 'x\ud800', plain: 'café 𝄞' };
+  const value = {
+    context: ['iostat \u001b[2J\u0007', 'csi \u009b31m del \u007f', 'exe\u202etxt.sh'],
+    lone: 'x\ud800',
+    plain: 'café 𝄞',
+  };
 
   it('writes no character printable() would escape, yet parses back to the same value', () => {
     const text = printableJson(value, 2);
