@@ -63,12 +63,15 @@ async function main(): Promise<number> {
   const minutes = (performance.now() - started) / 60_000;
 
   const rows = [['bench', 'exit', 'time', 'targets']];
-  for (const o of outcomes) rows.push([`bench:${o.name}`, String(o.code), `${o.seconds.toFixed(0)} s`, o.targets ?? '(no targets line)']);
+  for (const o of outcomes)
+    rows.push([`bench:${o.name}`, String(o.code), `${o.seconds.toFixed(0)} s`, o.targets ?? '(no targets line)']);
   console.log('\n===== summary =====\n');
   console.log(table(rows, () => false));
   const wholeMet = minutes < WHOLE_RUN_TARGET_MIN;
   if (names.length === BENCHES.length) {
-    console.log(`\nwhole run: ${minutes.toFixed(1)} min (target < ${WHOLE_RUN_TARGET_MIN} min): ${wholeMet ? 'met' : 'NOT met'}`);
+    console.log(
+      `\nwhole run: ${minutes.toFixed(1)} min (target < ${WHOLE_RUN_TARGET_MIN} min): ${wholeMet ? 'met' : 'NOT met'}`,
+    );
   }
   const unmet = outcomes.filter((o) => o.targets !== 'all met').map((o) => `bench:${o.name}`);
   if (names.length === BENCHES.length && !wholeMet) unmet.push('whole run time');

@@ -6,7 +6,7 @@
  *            Indy fixtures, values perturbed by a seeded PRNG;
  *   iostat   `bench-io-a` vs `bench-io-b`: 20 iostat runs each, each one sysstat
  *            12 `iostat -x` session of three disks (sda, sdb, sdc;
- *            test/support/ground-truth.ts iostatSession), parsed as ingest
+ *            harness/ground-truth.ts iostatSession), parsed as ingest
  *            parses it and stored as ingest stores it (run META, SERIES index
  *            items, DEVICES items `bench-io-a/sda` ...; no sample chunks);
  *
@@ -27,7 +27,7 @@
  *   npm run bench:api-phases -- --dynalite-process
  */
 import '../shared/node-support-notice.ts';
-import '../test/support/quiet.ts';
+import '../harness/quiet.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,13 +37,17 @@ import { parseStream, parseText } from '../shared/parsers/index.ts';
 import { parseSelector } from '../shared/selectors.ts';
 import { BatchWriter } from '../shared/store/batch.ts';
 import { CHUNK_SAMPLES, runId } from '../shared/store/keys.ts';
-import { ReadSession, resolveSelector } from '../shared/store/read.ts';
-import { deviceItem, diskperfRunItem, iostatRunItem } from '../shared/store/records.ts';
-import { startEmulators } from '../test/support/emulators.ts';
-import { iostatSession, THREE_DISKS } from '../test/support/ground-truth.ts';
+import { ReadSession } from '../shared/store/session.ts';
+import { resolveSelector } from '../shared/compare/selection.ts';
+import { deviceItem } from '../shared/store/items.ts';
+import { diskperfRunItem, iostatRunItem } from '../shared/store/run-items.ts';
+import { startEmulators } from '../harness/emulators.ts';
+import { iostatSession, THREE_DISKS } from '../harness/ground-truth.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const FIXTURES = ['irix-6.5-indy-scsi2sd-redux', 'irix-6.5-indy-300G-10K', 'irix-6.5-indy-scsi2sd-10M-sync'].map((name) => join(ROOT, 'test/fixtures/irix', `${name}.diskperf.txt`));
+const FIXTURES = ['irix-6.5-indy-scsi2sd-redux', 'irix-6.5-indy-300G-10K', 'irix-6.5-indy-scsi2sd-10M-sync'].map(
+  (name) => join(ROOT, 'test/fixtures/irix', `${name}.diskperf.txt`),
+);
 const RUNS = 1000;
 const TARGET_RUNS = 20;
 const IOSTAT_LABELS = { a: 'bench-io-a', b: 'bench-io-b' } as const;
@@ -65,30 +69,63 @@ const cpuMs = () => {
 /** One iostat session of three disks, parsed as ingest parses an upload (summaries only). */
 async function iostatRun(source: string, k: number, random: () => number): Promise<IostatRun> {
   const runs: IostatRun[] = [];
-  await parseStream([Buffer.from(iostatSession({ disks: THREE_DISKS, k, noise: 0.03, random }), 'utf8')], { source, keepSamples: false, onRun: (run) => runs.push(run as IostatRun) });
+  await parseStream([Buffer.from(iostatSession({ disks: THREE_DISKS, k, noise: 0.03, random }), 'utf8')], {
+    source,
+    keepSamples: false,
+    onRun: (run) => runs.push(run as IostatRun),
+  });
   return runs[0]!;
 }
 
-const env = await startEmulators({ tableName: 'benchdrop-api-phases', bucket: 'benchdrop-api-phases', dynaliteProcess: inChild });
+const env = await startEmulators({
+  tableName: 'benchdrop-api-phases',
+  bucket: 'benchdrop-api-phases',
+  dynaliteProcess: inChild,
+});
 try {
   const templates: DiskperfRun[] = [];
-  for (const path of FIXTURES) templates.push((await parseText(readFileSync(path, 'utf8'), path)).runs[0] as DiskperfRun);
+  for (const path of FIXTURES)
+    templates.push((await parseText(readFileSync(path, 'utf8'), path)).runs[0] as DiskperfRun);
   const random = lcg(1);
   const writer = new BatchWriter(env.db, env.tableName);
   let n = 0;
   const add = (label: string) => {
     const template = templates[n % templates.length]!;
     const key = `phases/${label}/${n}.diskperf.txt`;
-    const rows = template.rows.map((row) => ({ ...row, values: Object.fromEntries(Object.entries(row.values).map(([m, v]) => [m, Math.round(v * (0.95 + 0.1 * random()) * 1000) / 1000])) }));
-    writer.put(diskperfRunItem({ ...template, rows }, { runId: runId('phases', key, 'v1', 0), label, tags: {}, source: { bucket: 'phases', key, version: 'v1' }, ingestedAt: '2024-01-01T00:00:00Z' }));
+    const rows = template.rows.map((row) => ({
+      ...row,
+      values: Object.fromEntries(
+        Object.entries(row.values).map(([m, v]) => [m, Math.round(v * (0.95 + 0.1 * random()) * 1000) / 1000]),
+      ),
+    }));
+    writer.put(
+      diskperfRunItem(
+        { ...template, rows },
+        {
+          runId: runId('phases', key, 'v1', 0),
+          label,
+          tags: {},
+          source: { bucket: 'phases', key, version: 'v1' },
+          ingestedAt: '2024-01-01T00:00:00Z',
+        },
+      ),
+    );
     n++;
   };
   const addIostat = async (label: string, k: number) => {
     const key = `phases/${label}/${n}.iostat.txt`;
     const run = await iostatRun(key, k, random);
     const ingestedAt = new Date(Date.UTC(2024, 0, 1) + n * 60_000).toISOString();
-    const items = iostatRunItem(run, { runId: runId('phases', key, 'v1', run.index), label, tags: {}, source: { bucket: 'phases', key, version: 'v1' }, ingestedAt }, (native) =>
-      Math.ceil((run.series.find((s) => s.device === native)?.sampleCount ?? 0) / CHUNK_SAMPLES),
+    const items = iostatRunItem(
+      run,
+      {
+        runId: runId('phases', key, 'v1', run.index),
+        label,
+        tags: {},
+        source: { bucket: 'phases', key, version: 'v1' },
+        ingestedAt,
+      },
+      (native) => Math.ceil((run.series.find((s) => s.device === native)?.sampleCount ?? 0) / CHUNK_SAMPLES),
     );
     for (const series of items.series) writer.put(series);
     writer.put(items.run);
@@ -100,8 +137,11 @@ try {
     await addIostat(IOSTAT_LABELS.a, 1.05);
     await addIostat(IOSTAT_LABELS.b, 1);
   }
-  for (const label of ['bench-a', 'bench-b']) writer.put(deviceItem(label, 'diskperf', '2024-01-01T00:00:00.000Z', 'v1'));
-  for (const label of Object.values(IOSTAT_LABELS)) for (const name of [label, ...THREE_DISKS.map((disk) => `${label}/${disk.name}`)]) writer.put(deviceItem(name, 'iostat', '2024-01-01T00:00:00.000Z', 'v1'));
+  for (const label of ['bench-a', 'bench-b'])
+    writer.put(deviceItem(label, 'diskperf', '2024-01-01T00:00:00.000Z', 'v1'));
+  for (const label of Object.values(IOSTAT_LABELS))
+    for (const name of [label, ...THREE_DISKS.map((disk) => `${label}/${disk.name}`)])
+      writer.put(deviceItem(name, 'iostat', '2024-01-01T00:00:00.000Z', 'v1'));
   while (n < RUNS) {
     add(`dev-${String(n % 198).padStart(3, '0')}`);
     if (writer.pending >= 500) await writer.flush();
@@ -111,9 +151,15 @@ try {
   const store = { db: env.db, tableName: env.tableName };
   const cases = [
     { name: 'device comparison (bench-a vs bench-b: 20 diskperf runs a side)', a: 'bench-a', b: 'bench-b' },
-    { name: `iostat comparison (${IOSTAT_LABELS.a} vs ${IOSTAT_LABELS.b}: 3 disks x 20 runs a side)`, a: IOSTAT_LABELS.a, b: IOSTAT_LABELS.b },
+    {
+      name: `iostat comparison (${IOSTAT_LABELS.a} vs ${IOSTAT_LABELS.b}: 3 disks x 20 runs a side)`,
+      a: IOSTAT_LABELS.a,
+      b: IOSTAT_LABELS.b,
+    },
   ];
-  console.log(`dynalite ${inChild ? 'in a child process' : 'in this process'}; CPU per comparison (${RUNS} runs stored, mean of ${TIMED} after ${WARM_UP} untimed):`);
+  console.log(
+    `dynalite ${inChild ? 'in a child process' : 'in this process'}; CPU per comparison (${RUNS} runs stored, mean of ${TIMED} after ${WARM_UP} untimed):`,
+  );
   for (const c of cases) {
     const a = parseSelector(c.a);
     const b = parseSelector(c.b);
@@ -139,7 +185,9 @@ try {
     const per = (ms: number) => (ms / TIMED).toFixed(2);
     const total = sum.reads + sum.statistics + sum.json;
     const share = (ms: number) => `${Math.round((100 * ms) / total)} %`;
-    console.log(`  ${c.name}: ${observations[0]} and ${observations[1]} observations, ratio ${String(last?.ratio)}, interval over ${last?.ci?.over ?? `none (${last?.ciNote ?? '?'})`}`);
+    console.log(
+      `  ${c.name}: ${observations[0]} and ${observations[1]} observations, ratio ${String(last?.ratio)}, interval over ${last?.ci?.over ?? `none (${last?.ciNote ?? '?'})`}`,
+    );
     console.log(
       `    reads ${per(sum.reads)} ms (${share(sum.reads)}), statistics ${per(sum.statistics)} ms (${share(sum.statistics)}), JSON ${per(sum.json)} ms (${share(sum.json)}); total ${per(total)} ms`,
     );

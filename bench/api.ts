@@ -3,10 +3,10 @@
  * against emulators, at 1,000 and at 10,000 stored runs.
  *
  *   1. start dynalite in a child process (DynamoDB is a remote service: its work
- *      must not run on the API's thread) and s3rver, with test/support/emulators.ts,
+ *      must not run on the API's thread) and s3rver, with harness/emulators.ts,
  *      and the API handler (functions/api/handler.ts, setApiDeps with the emulator
- *      clients) behind infra/local/http.ts's startHttpServer on 127.0.0.1:0, as the
- *      local lab does;
+ *      clients) served on 127.0.0.1:0 by harness/api-server.ts (infra/local/http.ts's
+ *      startHttpServer, as the local lab serves it);
  *   2. seed the table directly (no ingest): the three IRIX Indy diskperf fixtures
  *      are parsed once, and run META items are built from them with
  *      diskperfRunItem (and their TAG items with runTagItems), values perturbed by
@@ -15,7 +15,7 @@
  *      interface=SAS and interface=SCSI), the rest round-robin over dev-000..dev-247 (interface SATA, NVMe or FC); one
  *      DEVICES item per label; and two iostat upload labels, `bench-io-a` and
  *      `bench-io-b`, of 20 runs each, each run one sysstat 12 `iostat -x` session
- *      of three disks (sda, sdb, sdc; test/support/ground-truth.ts iostatSession,
+ *      of three disks (sda, sdb, sdc; harness/ground-truth.ts iostatSession,
  *      A 1.05 times better, 3 % noise between runs) parsed as ingest parses it
  *      (summaries only) and stored as ingest stores it: the run META
  *      (iostatRunItem), one SERIES index item per disk, its TAG items and one
@@ -54,33 +54,33 @@
  *   npm run bench:api -- [--duration 10]
  */
 import '../shared/node-support-notice.ts';
-import '../test/support/quiet.ts';
+import '../harness/quiet.ts';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as apiHandler, setApiDeps, type ApiDeps } from '../functions/api/handler.ts';
-import { ANSWER_HEADER } from '../functions/api/routes.ts';
-import { startHttpServer, type ApiHandler } from '../infra/local/http.ts';
-import { MAX_PAGE, ROUTES } from '../shared/api.ts';
+import type { ApiHandler } from '../infra/local/http.ts';
+import { ANSWER_HEADER, MAX_PAGE } from '../shared/api.ts';
 import type { DiskperfRun, IostatRun } from '../shared/model.ts';
 import { parseStream, parseText } from '../shared/parsers/index.ts';
+import { prng } from '../shared/comparison/statistics.ts';
 import { BatchWriter } from '../shared/store/batch.ts';
 import { CHUNK_SAMPLES, runId } from '../shared/store/keys.ts';
-import { deviceItem, diskperfRunItem, iostatRunItem, runTagItems } from '../shared/store/records.ts';
-import { startEmulators, type Emulators } from '../test/support/emulators.ts';
-import { iostatSession, THREE_DISKS } from '../test/support/ground-truth.ts';
-import { lambdaContext } from '../test/support/lambda.ts';
+import { deviceItem, runTagItems } from '../shared/store/items.ts';
+import { diskperfRunItem, iostatRunItem } from '../shared/store/run-items.ts';
+import { startEmulators, type Emulators } from '../harness/emulators.ts';
+import { iostatSession, THREE_DISKS } from '../harness/ground-truth.ts';
+import { serveApi, type ServedApi } from '../harness/api-server.ts';
 import { numberArg } from './args.ts';
-import { percentile, table } from './stats.ts';
+import { loadAverage, percentile, table } from './stats.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const AUTOCANNON = join(ROOT, 'node_modules/autocannon/autocannon.js');
-const FIXTURES = ['irix-6.5-indy-scsi2sd-redux', 'irix-6.5-indy-300G-10K', 'irix-6.5-indy-scsi2sd-10M-sync'].map((name) => join(ROOT, 'test/fixtures/irix', `${name}.diskperf.txt`));
+const FIXTURES = ['irix-6.5-indy-scsi2sd-redux', 'irix-6.5-indy-300G-10K', 'irix-6.5-indy-scsi2sd-10M-sync'].map(
+  (name) => join(ROOT, 'test/fixtures/irix', `${name}.diskperf.txt`),
+);
 
 const SIZES = [1_000, 10_000];
 const LABELS = 250;
@@ -115,18 +115,6 @@ const DURATION_S = numberArg('--duration', 10);
 
 // ---------------------------------------------------------------- seeding
 
-/** mulberry32: small, seeded, good enough to perturb values. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function templates(): Promise<DiskperfRun[]> {
   const out: DiskperfRun[] = [];
   for (const path of FIXTURES) {
@@ -149,11 +137,22 @@ async function iostatTemplates(random: () => number): Promise<Map<string, Iostat
     const runs: IostatRun[] = [];
     for (let i = 0; i < TARGET_RUNS; i++) {
       const source = `bench/${label}/${i}.iostat.txt`;
-      const text = iostatSession({ disks: IOSTAT_DISKS, k: side === 'a' ? IOSTAT_K : 1, noise: IOSTAT_NOISE, host: `bench-${side}`, random });
+      const text = iostatSession({
+        disks: IOSTAT_DISKS,
+        k: side === 'a' ? IOSTAT_K : 1,
+        noise: IOSTAT_NOISE,
+        host: `bench-${side}`,
+        random,
+      });
       const parsed: IostatRun[] = [];
-      await parseStream([Buffer.from(text, 'utf8')], { source, keepSamples: false, onRun: (run) => parsed.push(run as IostatRun) });
+      await parseStream([Buffer.from(text, 'utf8')], {
+        source,
+        keepSamples: false,
+        onRun: (run) => parsed.push(run as IostatRun),
+      });
       const run = parsed[0];
-      if (parsed.length !== 1 || !run || run.format !== 'iostat' || run.series.length !== IOSTAT_DISKS.length) throw new Error(`${source}: expected one iostat run of ${IOSTAT_DISKS.length} series`);
+      if (parsed.length !== 1 || !run || run.format !== 'iostat' || run.series.length !== IOSTAT_DISKS.length)
+        throw new Error(`${source}: expected one iostat run of ${IOSTAT_DISKS.length} series`);
       runs.push(run);
     }
     out.set(label, runs);
@@ -180,10 +179,21 @@ function runItem(n: number, label: string, template: DiskperfRun, random: () => 
     meta: { ...template.meta, startedAt: new Date(T0 + n * 60_000).toISOString().slice(0, 19) },
     rows: template.rows.map((row) => ({
       ...row,
-      values: Object.fromEntries(Object.entries(row.values).map(([metric, v]) => [metric, Math.round((v as number) * bias * (0.95 + 0.1 * random()) * 1000) / 1000])),
+      values: Object.fromEntries(
+        Object.entries(row.values).map(([metric, v]) => [
+          metric,
+          Math.round((v as number) * bias * (0.95 + 0.1 * random()) * 1000) / 1000,
+        ]),
+      ),
     })),
   };
-  return diskperfRunItem(run, { runId: id, label, tags: tagsOf(label), source: { bucket: BUCKET, key, version }, ingestedAt: new Date(T0 + n * 60_000 + 5_000).toISOString() });
+  return diskperfRunItem(run, {
+    runId: id,
+    label,
+    tags: tagsOf(label),
+    source: { bucket: BUCKET, key, version },
+    ingestedAt: new Date(T0 + n * 60_000 + 5_000).toISOString(),
+  });
 }
 
 /** The targets' interfaces are theirs alone; every other label carries one of three others (unrelated entries in the tag index). */
@@ -196,51 +206,84 @@ function tagsOf(label: string): Record<string, string> {
 /** The iostat runs' upload tags (the tag index holds them; no scenario selects by them). */
 const iostatTagsOf = (label: string): Record<string, string> => ({ rig: label === IOSTAT_TARGETS.a ? 'io-a' : 'io-b' });
 
+/** Writes seeded runs through one BatchWriter, remembering each label's run ids. */
+interface SeedBatch {
+  writer: BatchWriter;
+  seeder: Seeder;
+  fixtures: DiskperfRun[];
+  random: () => number;
+}
+
+function remember(seeder: Seeder, label: string, id: string): void {
+  const list = seeder.ids.get(label) ?? [];
+  list.push(id);
+  seeder.ids.set(label, list);
+}
+
+function addRun(batch: SeedBatch, label: string): void {
+  const n = batch.seeder.count++;
+  const item = runItem(n, label, batch.fixtures[n % batch.fixtures.length]!, batch.random);
+  remember(batch.seeder, label, item.runId);
+  // As ingestion writes a run: its TAG items, then its META.
+  for (const tag of runTagItems(item)) batch.writer.put(tag);
+  batch.writer.put(item);
+}
+
+/** An iostat upload of one run, as ingest writes it: the SERIES index items and TAG items, then the META (no chunks: comparisons do not read them). */
+function addIostat(batch: SeedBatch, label: string, run: IostatRun): void {
+  const n = batch.seeder.count++;
+  const key = `bench/${label}/${String(n).padStart(5, '0')}.iostat.txt`;
+  const version = 'v1';
+  const ctx = {
+    runId: runId(BUCKET, key, version, run.index),
+    label,
+    tags: iostatTagsOf(label),
+    source: { bucket: BUCKET, key, version },
+    ingestedAt: new Date(T0 + n * 60_000 + 5_000).toISOString(),
+  };
+  const items = iostatRunItem(run, ctx, (native) =>
+    Math.ceil((run.series.find((s) => s.device === native)?.sampleCount ?? 0) / CHUNK_SAMPLES),
+  );
+  remember(batch.seeder, label, ctx.runId);
+  for (const series of items.series) batch.writer.put(series);
+  for (const tag of runTagItems(items.run)) batch.writer.put(tag);
+  batch.writer.put(items.run);
+}
+
+/** The target labels' runs (diskperf and iostat) and every DEVICES item. */
+function addTargets(batch: SeedBatch, iostat: Map<string, IostatRun[]>, total: number): void {
+  for (let i = 0; i < TARGET_RUNS; i++) {
+    addRun(batch, TARGETS.a);
+    addRun(batch, TARGETS.b);
+    addIostat(batch, IOSTAT_TARGETS.a, iostat.get(IOSTAT_TARGETS.a)![i]!);
+    addIostat(batch, IOSTAT_TARGETS.b, iostat.get(IOSTAT_TARGETS.b)![i]!);
+  }
+  const lastSeen = new Date(T0 + total * 60_000).toISOString();
+  for (const label of [TARGETS.a, TARGETS.b, ...OTHER_LABELS])
+    batch.writer.put(deviceItem(label, 'diskperf', lastSeen, 'v1'));
+  // As ingest lists an iostat upload's labels, after the METAs: its own and one per series (`bench-io-a/sda`).
+  for (const label of Object.values(IOSTAT_TARGETS))
+    for (const name of [label, ...IOSTAT_DISKS.map((disk) => `${label}/${disk.name}`)])
+      batch.writer.put(deviceItem(name, 'iostat', lastSeen, 'v1'));
+}
+
 /** Write runs until the table holds `total`; the first call also writes the target labels' runs (diskperf and iostat) and every DEVICES item. */
-async function seed(env: Emulators, seeder: Seeder, total: number, fixtures: DiskperfRun[], iostat: Map<string, IostatRun[]>, random: () => number): Promise<number> {
+async function seed(
+  env: Emulators,
+  seeder: Seeder,
+  total: number,
+  fixtures: DiskperfRun[],
+  iostat: Map<string, IostatRun[]>,
+  random: () => number,
+): Promise<number> {
   const started = performance.now();
-  const writer = new BatchWriter(env.db, env.tableName);
-  const add = (label: string) => {
-    const n = seeder.count++;
-    const item = runItem(n, label, fixtures[n % fixtures.length]!, random);
-    const list = seeder.ids.get(label) ?? [];
-    list.push(item.runId);
-    seeder.ids.set(label, list);
-    // As ingestion writes a run: its TAG items, then its META.
-    for (const tag of runTagItems(item)) writer.put(tag);
-    writer.put(item);
-  };
-  /** An iostat upload of one run, as ingest writes it: the SERIES index items and TAG items, then the META (no chunks: comparisons do not read them). */
-  const addIostat = (label: string, run: IostatRun) => {
-    const n = seeder.count++;
-    const key = `bench/${label}/${String(n).padStart(5, '0')}.iostat.txt`;
-    const version = 'v1';
-    const ctx = { runId: runId(BUCKET, key, version, run.index), label, tags: iostatTagsOf(label), source: { bucket: BUCKET, key, version }, ingestedAt: new Date(T0 + n * 60_000 + 5_000).toISOString() };
-    const items = iostatRunItem(run, ctx, (native) => Math.ceil((run.series.find((s) => s.device === native)?.sampleCount ?? 0) / CHUNK_SAMPLES));
-    const list = seeder.ids.get(label) ?? [];
-    list.push(ctx.runId);
-    seeder.ids.set(label, list);
-    for (const series of items.series) writer.put(series);
-    for (const tag of runTagItems(items.run)) writer.put(tag);
-    writer.put(items.run);
-  };
-  if (seeder.count === 0) {
-    for (let i = 0; i < TARGET_RUNS; i++) {
-      add(TARGETS.a);
-      add(TARGETS.b);
-      addIostat(IOSTAT_TARGETS.a, iostat.get(IOSTAT_TARGETS.a)![i]!);
-      addIostat(IOSTAT_TARGETS.b, iostat.get(IOSTAT_TARGETS.b)![i]!);
-    }
-    const lastSeen = new Date(T0 + total * 60_000).toISOString();
-    for (const label of [TARGETS.a, TARGETS.b, ...OTHER_LABELS]) writer.put(deviceItem(label, 'diskperf', lastSeen, 'v1'));
-    // As ingest lists an iostat upload's labels, after the METAs: its own and one per series (`bench-io-a/sda`).
-    for (const label of Object.values(IOSTAT_TARGETS)) for (const name of [label, ...IOSTAT_DISKS.map((disk) => `${label}/${disk.name}`)]) writer.put(deviceItem(name, 'iostat', lastSeen, 'v1'));
-  }
+  const batch: SeedBatch = { writer: new BatchWriter(env.db, env.tableName), seeder, fixtures, random };
+  if (seeder.count === 0) addTargets(batch, iostat, total);
   while (seeder.count < total) {
-    add(OTHER_LABELS[seeder.count % OTHER_LABELS.length]!);
-    if (writer.pending >= 1000) await writer.flush();
+    addRun(batch, OTHER_LABELS[seeder.count % OTHER_LABELS.length]!);
+    if (batch.writer.pending >= 1000) await batch.writer.flush();
   }
-  await writer.flush();
+  await batch.writer.flush();
   return (performance.now() - started) / 1000;
 }
 
@@ -258,12 +301,15 @@ function meterReads(env: Emulators): ReadMeter {
   const original = env.db.send.bind(env.db) as (...a: unknown[]) => Promise<unknown>;
   const send = async (command: unknown, ...rest: unknown[]): Promise<unknown> => {
     // Only while metering: the API does not ask for capacity, and under load the emulator should not do the sums either.
-    const isRead = meter.on && (command instanceof QueryCommand || command instanceof GetCommand || command instanceof BatchGetCommand);
+    const isRead =
+      meter.on &&
+      (command instanceof QueryCommand || command instanceof GetCommand || command instanceof BatchGetCommand);
     if (isRead) (command as { input: Record<string, unknown> }).input['ReturnConsumedCapacity'] = 'TOTAL';
     const output = await original(command, ...rest);
     if (isRead) {
       meter.requests++;
-      const c = (output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      const c = (output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] })
+        .ConsumedCapacity;
       if (c === undefined) meter.unmetered++;
       else meter.units += (Array.isArray(c) ? c : [c]).reduce((sum, x) => sum + (x.CapacityUnits ?? 0), 0);
     }
@@ -291,7 +337,9 @@ interface CompareBody {
 
 const compareCheck = (runs: number) => (body: unknown) => {
   const c = body as CompareBody;
-  return c.a?.runs === runs && c.b?.runs === runs ? undefined : `expected ${runs} run(s) per side, got a ${String(c.a?.runs)}, b ${String(c.b?.runs)}`;
+  return c.a?.runs === runs && c.b?.runs === runs
+    ? undefined
+    : `expected ${runs} run(s) per side, got a ${String(c.a?.runs)}, b ${String(c.b?.runs)}`;
 };
 
 interface IostatCompareBody {
@@ -309,10 +357,17 @@ const iostatCheck = (body: unknown): string | undefined => {
   const problems: string[] = [];
   for (const side of ['a', 'b'] as const) {
     const s = c[side];
-    if (s?.runs !== TARGET_RUNS || s.observations !== observations) problems.push(`${side}: expected ${TARGET_RUNS} runs and ${observations} observations, got ${String(s?.runs)} and ${String(s?.observations)}`);
+    if (s?.runs !== TARGET_RUNS || s.observations !== observations)
+      problems.push(
+        `${side}: expected ${TARGET_RUNS} runs and ${observations} observations, got ${String(s?.runs)} and ${String(s?.observations)}`,
+      );
   }
-  if (c.ci?.over !== 'runs') problems.push(`expected an interval over runs, got ${c.ci === null || c.ci === undefined ? `none${c.ciNote ? ` (${c.ciNote})` : ''}` : `over ${String(c.ci.over)}`}`);
-  if (typeof c.ratio !== 'number' || !Number.isFinite(c.ratio)) problems.push(`expected a ratio, got ${String(c.ratio)}`);
+  if (c.ci?.over !== 'runs')
+    problems.push(
+      `expected an interval over runs, got ${c.ci === null || c.ci === undefined ? `none${c.ciNote ? ` (${c.ciNote})` : ''}` : `over ${String(c.ci.over)}`}`,
+    );
+  if (typeof c.ratio !== 'number' || !Number.isFinite(c.ratio))
+    problems.push(`expected a ratio, got ${String(c.ratio)}`);
   return problems.length > 0 ? problems.join('; ') : undefined;
 };
 
@@ -337,7 +392,12 @@ function scenarios(seeder: Seeder): Scenario[] {
     { name: TAG, path: tag, cacheAnswers: true, check: compareCheck(TARGET_RUNS) },
     { name: IOSTAT + UNCACHED, path: iostat, cacheAnswers: false, check: iostatCheck },
     { name: IOSTAT, path: iostat, cacheAnswers: true, check: iostatCheck },
-    { name: RUN, path: q(`run=${seeder.ids.get(TARGETS.a)![0]}`, `run=${seeder.ids.get(TARGETS.b)![0]}`), cacheAnswers: true, check: compareCheck(1) },
+    {
+      name: RUN,
+      path: q(`run=${seeder.ids.get(TARGETS.a)![0]}`, `run=${seeder.ids.get(TARGETS.b)![0]}`),
+      cacheAnswers: true,
+      check: compareCheck(1),
+    },
     {
       name: 'GET /devices',
       path: `/devices?limit=${MAX_PAGE}`,
@@ -345,7 +405,9 @@ function scenarios(seeder: Seeder): Scenario[] {
       check: (body) => {
         const page = body as { devices?: unknown[]; next?: string };
         const n = page.devices?.length;
-        return n === DEVICE_LABELS && page.next === undefined ? undefined : `expected ${DEVICE_LABELS} devices on one page, got ${String(n)}${page.next !== undefined ? ' and a next' : ''}`;
+        return n === DEVICE_LABELS && page.next === undefined
+          ? undefined
+          : `expected ${DEVICE_LABELS} devices on one page, got ${String(n)}${page.next !== undefined ? ' and a next' : ''}`;
       },
     },
   ];
@@ -376,7 +438,14 @@ async function probe(base: string, scenario: Scenario, meter: ReadMeter): Promis
   } finally {
     meter.on = false;
   }
-  return { status, ms: performance.now() - started, units: meter.units, reads: meter.requests, unmetered: meter.unmetered, ...(problem ? { problem } : {}) };
+  return {
+    status,
+    ms: performance.now() - started,
+    units: meter.units,
+    reads: meter.requests,
+    unmetered: meter.unmetered,
+    ...(problem ? { problem } : {}),
+  };
 }
 
 interface Load {
@@ -403,7 +472,11 @@ const children = new Set<ReturnType<typeof spawn>>();
 /** autocannon in its own process, so the load generator does not share the server's event loop. */
 function load(url: string, mode: string[]): Promise<Load> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [AUTOCANNON, '-c', String(CONCURRENCY), ...mode, '-t', String(TIMEOUT_S), '-j', '-n', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [AUTOCANNON, '-c', String(CONCURRENCY), ...mode, '-t', String(TIMEOUT_S), '-j', '-n', url],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     children.add(child);
     let out = '';
     let err = '';
@@ -421,7 +494,21 @@ function load(url: string, mode: string[]): Promise<Load> {
           errors: number;
           timeouts: number;
         };
-        resolvePromise({ p50: r.latency.p50, p99: r.latency.p99, apiCpuMs: 0, dynamoCpuMs: 0, handlerP50: 0, handlerP99: 0, rps: r.requests.average, total: r.requests.total, computed: 0, cached: 0, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts });
+        resolvePromise({
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+          apiCpuMs: 0,
+          dynamoCpuMs: 0,
+          handlerP50: 0,
+          handlerP99: 0,
+          rps: r.requests.average,
+          total: r.requests.total,
+          computed: 0,
+          cached: 0,
+          non2xx: r.non2xx,
+          errors: r.errors,
+          timeouts: r.timeouts,
+        });
       } catch (error) {
         reject(new Error(`autocannon output not understood: ${(error as Error).message}: ${out.slice(0, 300)}`));
       }
@@ -467,7 +554,8 @@ function cpuMs(pid?: number): number {
 /** Wait until the API has answered everything (at most DRAIN_LIMIT_MS); the time waited. */
 async function drain(): Promise<number> {
   const started = performance.now();
-  while (inFlight.count > 0 && performance.now() - started < DRAIN_LIMIT_MS) await new Promise((r) => setTimeout(r, 50));
+  while (inFlight.count > 0 && performance.now() - started < DRAIN_LIMIT_MS)
+    await new Promise((r) => setTimeout(r, 50));
   return performance.now() - started;
 }
 
@@ -482,92 +570,131 @@ interface Result {
   load?: Load;
 }
 
-function closeServer(server: Server): Promise<void> {
-  return new Promise((res, rej) => {
-    server.close((error) => (error ? rej(error) : res()));
-    server.closeAllConnections();
-  });
-}
-
 const f = (n: number, digits = 1) => n.toFixed(digits);
 
-async function main(): Promise<number> {
-  const env = await startEmulators({ tableName: 'benchdrop-api-bench', bucket: 'benchdrop-api-bench-drop', dynaliteProcess: true });
-  let server: Server | undefined;
-  let failed = false;
-  const results: Result[] = [];
-  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes on this machine share its CPUs)`);
-  try {
-    const meter = meterReads(env);
-    const deps: ApiDeps = { s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: 10_000_000 };
-    server = await startHttpServer({ host: '127.0.0.1', port: 0, handler: counted, context: () => lambdaContext('benchdrop-api'), routeKeys: Object.values(ROUTES) });
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const fixtures = await templates();
-    const random = prng(SEED);
-    const iostat = await iostatTemplates(prng(SEED + 1));
-    const seeder: Seeder = { count: 0, ids: new Map() };
+/** The API over HTTP, its reads metered. */
+interface Bench {
+  env: Emulators;
+  api: ServedApi;
+  base: string;
+  deps: ApiDeps;
+  meter: ReadMeter;
+}
+
+async function startApi(env: Emulators): Promise<Bench> {
+  const meter = meterReads(env);
+  const deps: ApiDeps = {
+    s3: env.s3,
+    db: env.db,
+    tableName: env.tableName,
+    bucket: env.bucket,
+    maxUploadBytes: 10_000_000,
+  };
+  const api = await serveApi(counted);
+  return { env, api, base: api.url, deps, meter };
+}
+
+/** The load on one scenario, with the CPU per request and the handler's own times over it. */
+async function measuredLoad(bench: Bench, scenario: Scenario, mode: string[]): Promise<Load> {
+  const { env } = bench;
+  Object.assign(answers, { computed: 0, cached: 0 });
+  handlerMs.length = 0;
+  const cpu = { api: cpuMs(), dynamo: cpuMs(env.dynalitePid), handled: inFlight.handled };
+  const l = await load(bench.base + scenario.path, mode);
+  // CPU per request answered, those autocannon left behind at the end of its duration included.
+  await drain();
+  const served = Math.max(1, inFlight.handled - cpu.handled);
+  l.apiCpuMs = (cpuMs() - cpu.api) / served;
+  l.dynamoCpuMs = (cpuMs(env.dynalitePid) - cpu.dynamo) / served;
+  l.handlerP50 = handlerMs.length > 0 ? percentile(handlerMs, 50) : NaN;
+  l.handlerP99 = handlerMs.length > 0 ? percentile(handlerMs, 99) : NaN;
+  Object.assign(l, answers);
+  return l;
+}
+
+/** One scenario at one table size: a lone metered request, checked, then the load. */
+async function measureScenario(
+  bench: Bench,
+  size: number,
+  scenario: Scenario,
+): Promise<{ result?: Result; failed: boolean }> {
+  const waited = await drain();
+  if (waited > 100)
     console.log(
-      `API at ${base}, dynalite in a child process (pid ${env.dynalitePid}); ${LABELS} diskperf labels, ${TARGET_RUNS} runs each on ${TARGETS.a} and ${TARGETS.b}; ${TARGET_RUNS} iostat runs of ${IOSTAT_DISKS.length} disks each on ${IOSTAT_TARGETS.a} and ${IOSTAT_TARGETS.b}; autocannon -c ${CONCURRENCY} -d ${DURATION_S} per scenario`,
+      `  (waited ${f(waited / 1000)} s for ${inFlight.count === 0 ? 'the previous load to finish' : 'the previous load; still in flight: ' + inFlight.count})`,
     );
-
-    for (const size of SIZES) {
-      const seconds = await seed(env, seeder, size, fixtures, iostat, random);
-      console.log(`\nseeded to ${seeder.count} runs (${f(seconds)} s)`);
-      // Untimed: the first requests of a fresh process compile the code paths (JIT), and dynalite's pages come into memory.
-      setApiDeps({ ...deps, cacheAnswers: false });
-      for (const scenario of scenarios(seeder)) for (let i = 0; i < WARM_UP; i++) await fetch(base + scenario.path).then((r) => r.text());
-      for (const scenario of scenarios(seeder)) {
-        const waited = await drain();
-        if (waited > 100) console.log(`  (waited ${f(waited / 1000)} s for ${inFlight.count === 0 ? 'the previous load to finish' : 'the previous load; still in flight: ' + inFlight.count})`);
-        setApiDeps({ ...deps, cacheAnswers: scenario.cacheAnswers });
-        // With the cache on, the lone request is measured as the load will find it: answered before.
-        if (scenario.cacheAnswers) await fetch(base + scenario.path).then((r) => r.text());
-        const p = await probe(base, scenario, meter);
-        if (p.problem) {
-          failed = true;
-          console.log(`  ${scenario.name}: check FAILED: ${p.problem}`);
-          continue;
-        }
-        const single = `single request ${f(p.ms)} ms, ${p.reads} reads, ${p.units} RCU${p.unmetered ? ` (${p.unmetered} reads unmetered)` : ''}`;
-        if (p.ms > NO_LOAD_MS) {
-          console.log(`  ${scenario.name}: ${single}; not loaded (a lone request takes over ${NO_LOAD_MS} ms)`);
-          results.push({ size, scenario, probe: p, mode: 'none' });
-          continue;
-        }
-        const mode = p.ms > AMOUNT_MODE_MS ? ['-a', String(CONCURRENCY)] : ['-d', String(DURATION_S)];
-        Object.assign(answers, { computed: 0, cached: 0 });
-        handlerMs.length = 0;
-        const cpu = { api: cpuMs(), dynamo: cpuMs(env.dynalitePid), handled: inFlight.handled };
-        const l = await load(base + scenario.path, mode);
-        // CPU per request answered, those autocannon left behind at the end of its duration included.
-        await drain();
-        const served = Math.max(1, inFlight.handled - cpu.handled);
-        l.apiCpuMs = (cpuMs() - cpu.api) / served;
-        l.dynamoCpuMs = (cpuMs(env.dynalitePid) - cpu.dynamo) / served;
-        l.handlerP50 = handlerMs.length > 0 ? percentile(handlerMs, 50) : NaN;
-        l.handlerP99 = handlerMs.length > 0 ? percentile(handlerMs, 99) : NaN;
-        Object.assign(l, answers);
-        if (l.non2xx > 0 || l.errors - l.timeouts > 0) failed = true;
-        const made = scenario.path.startsWith('/compare') ? `, answers computed ${answers.computed}, cached ${answers.cached}` : '';
-        console.log(
-          `  ${scenario.name}: ${single}; load (${mode.join(' ')}) p50 ${l.p50} ms, p99 ${l.p99} ms (in the handler ${f(l.handlerP50, 0)} / ${f(l.handlerP99, 0)} ms), ${f(l.rps)} req/s, ${l.total} requests, CPU per request: API ${f(l.apiCpuMs)} ms, dynalite ${f(l.dynamoCpuMs)} ms${made}; non-2xx ${l.non2xx}, errors ${l.errors}, timeouts ${l.timeouts}`,
-        );
-        results.push({ size, scenario, probe: p, mode: mode.join(' '), load: l });
-      }
-    }
-  } catch (error) {
-    failed = true;
-    console.error(error);
-  } finally {
-    for (const child of children) child.kill();
-    setApiDeps(undefined);
-    if (server) await closeServer(server).catch(() => undefined);
-    await env.stop().catch((error: unknown) => console.error('stopping the emulators:', error));
+  setApiDeps({ ...bench.deps, cacheAnswers: scenario.cacheAnswers });
+  // With the cache on, the lone request is measured as the load will find it: answered before.
+  if (scenario.cacheAnswers) await fetch(bench.base + scenario.path).then((r) => r.text());
+  const p = await probe(bench.base, scenario, bench.meter);
+  if (p.problem) {
+    console.log(`  ${scenario.name}: check FAILED: ${p.problem}`);
+    return { failed: true };
   }
-  console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const single = `single request ${f(p.ms)} ms, ${p.reads} reads, ${p.units} RCU${p.unmetered ? ` (${p.unmetered} reads unmetered)` : ''}`;
+  if (p.ms > NO_LOAD_MS) {
+    console.log(`  ${scenario.name}: ${single}; not loaded (a lone request takes over ${NO_LOAD_MS} ms)`);
+    return { result: { size, scenario, probe: p, mode: 'none' }, failed: false };
+  }
+  const mode = p.ms > AMOUNT_MODE_MS ? ['-a', String(CONCURRENCY)] : ['-d', String(DURATION_S)];
+  const l = await measuredLoad(bench, scenario, mode);
+  const made = scenario.path.startsWith('/compare') ? `, answers computed ${l.computed}, cached ${l.cached}` : '';
+  console.log(
+    `  ${scenario.name}: ${single}; load (${mode.join(' ')}) p50 ${l.p50} ms, p99 ${l.p99} ms (in the handler ${f(l.handlerP50, 0)} / ${f(l.handlerP99, 0)} ms), ${f(l.rps)} req/s, ${l.total} requests, CPU per request: API ${f(l.apiCpuMs)} ms, dynalite ${f(l.dynamoCpuMs)} ms${made}; non-2xx ${l.non2xx}, errors ${l.errors}, timeouts ${l.timeouts}`,
+  );
+  return {
+    result: { size, scenario, probe: p, mode: mode.join(' '), load: l },
+    failed: l.non2xx > 0 || l.errors - l.timeouts > 0,
+  };
+}
 
-  if (results.length === 0) return 1;
-  const rows = [['runs', 'scenario', 'load', 'single ms', 'p50 ms', 'p99 ms', 'handler p50/p99 ms', 'req/s', 'requests', 'API CPU ms/req', 'dynalite CPU ms/req', 'non-2xx', 'errors', 'timeouts', 'RCU / request', 'reads / request']];
+/** Seeds each table size in turn and measures every scenario on it; true when a check or a load failed. */
+async function measureSizes(bench: Bench, results: Result[]): Promise<boolean> {
+  const fixtures = await templates();
+  const random = prng(SEED);
+  const iostat = await iostatTemplates(prng(SEED + 1));
+  const seeder: Seeder = { count: 0, ids: new Map() };
+  console.log(
+    `API at ${bench.base}, dynalite in a child process (pid ${bench.env.dynalitePid}); ${LABELS} diskperf labels, ${TARGET_RUNS} runs each on ${TARGETS.a} and ${TARGETS.b}; ${TARGET_RUNS} iostat runs of ${IOSTAT_DISKS.length} disks each on ${IOSTAT_TARGETS.a} and ${IOSTAT_TARGETS.b}; autocannon -c ${CONCURRENCY} -d ${DURATION_S} per scenario`,
+  );
+  let failed = false;
+  for (const size of SIZES) {
+    const seconds = await seed(bench.env, seeder, size, fixtures, iostat, random);
+    console.log(`\nseeded to ${seeder.count} runs (${f(seconds)} s)`);
+    // Untimed: the first requests of a fresh process compile the code paths (JIT), and dynalite's pages come into memory.
+    setApiDeps({ ...bench.deps, cacheAnswers: false });
+    for (const scenario of scenarios(seeder))
+      for (let i = 0; i < WARM_UP; i++) await fetch(bench.base + scenario.path).then((r) => r.text());
+    for (const scenario of scenarios(seeder)) {
+      const measured = await measureScenario(bench, size, scenario);
+      if (measured.failed) failed = true;
+      if (measured.result) results.push(measured.result);
+    }
+  }
+  return failed;
+}
+
+function printResultTable(results: Result[]): void {
+  const rows = [
+    [
+      'runs',
+      'scenario',
+      'load',
+      'single ms',
+      'p50 ms',
+      'p99 ms',
+      'handler p50/p99 ms',
+      'req/s',
+      'requests',
+      'API CPU ms/req',
+      'dynalite CPU ms/req',
+      'non-2xx',
+      'errors',
+      'timeouts',
+      'RCU / request',
+      'reads / request',
+    ],
+  ];
   for (const r of results) {
     const l = r.load;
     const has = l !== undefined && l.total > 0;
@@ -591,56 +718,137 @@ async function main(): Promise<number> {
     ]);
   }
   console.log(`\n${table(rows, (c) => c !== 1 && c !== 2)}`);
+}
 
-  const bySize = (name: string, size: number) => results.find((r) => r.scenario.name === name && r.size === size);
+const bySize = (results: Result[], name: string, size: number) =>
+  results.find((r) => r.scenario.name === name && r.size === size);
+
+function printReadUnits(results: Result[]): void {
   console.log('\nread units per request, 1,000 -> 10,000 runs:');
   const names = [...new Set(results.map((r) => r.scenario.name))];
   for (const name of names) {
-    const small = bySize(name, SIZES[0]!);
-    const large = bySize(name, SIZES[1]!);
+    const small = bySize(results, name, SIZES[0]!);
+    const large = bySize(results, name, SIZES[1]!);
     if (!small || !large) continue;
-    console.log(`  ${name}: ${f(small.probe.units)} -> ${f(large.probe.units)} RCU (${large.probe.units > small.probe.units ? 'grew' : 'did not grow'})`);
+    console.log(
+      `  ${name}: ${f(small.probe.units)} -> ${f(large.probe.units)} RCU (${large.probe.units > small.probe.units ? 'grew' : 'did not grow'})`,
+    );
   }
+}
 
-  const missed: string[] = [];
-  const targetRows = [['target', 'figure', 'result']];
-  const p99Of = (name: string, size: number) => {
-    const r = bySize(name, size);
-    const l = r?.load;
-    const figure = l && l.total > 0 ? `${l.p99} ms` : r ? `not loaded (one request ${f(r.probe.ms, 0)} ms)` : 'not measured';
-    const met = l !== undefined && l.total > 0 && l.p99 < P99_TARGET_MS && l.non2xx === 0 && l.timeouts === 0;
-    return { figure, met };
-  };
+/** A scenario's p99 at one size, as printed, and whether it meets the p99 target. */
+function p99Of(results: Result[], name: string, size: number): { figure: string; met: boolean } {
+  const r = bySize(results, name, size);
+  const l = r?.load;
+  const figure =
+    l && l.total > 0 ? `${l.p99} ms` : r ? `not loaded (one request ${f(r.probe.ms, 0)} ms)` : 'not measured';
+  const met = l !== undefined && l.total > 0 && l.p99 < P99_TARGET_MS && l.non2xx === 0 && l.timeouts === 0;
+  return { figure, met };
+}
+
+/** The targets' table rows, and what each missed target says. */
+interface Targets {
+  rows: string[][];
+  missed: string[];
+}
+
+function checkP99(results: Result[], targets: Targets): void {
   for (const size of SIZES) {
-    const { figure, met } = p99Of(DEVICE, size);
-    targetRows.push([`device compare p99 < ${P99_TARGET_MS} ms at ${size} runs`, figure, met ? 'met' : 'NOT MET']);
-    if (!met) missed.push(`device compare p99 ${figure} at ${size} runs`);
+    const { figure, met } = p99Of(results, DEVICE, size);
+    targets.rows.push([`device compare p99 < ${P99_TARGET_MS} ms at ${size} runs`, figure, met ? 'met' : 'NOT MET']);
+    if (!met) targets.missed.push(`device compare p99 ${figure} at ${size} runs`);
   }
+}
+
+function checkReadUnitsFlat(results: Result[], targets: Targets): void {
   for (const name of [DEVICE, TAG, IOSTAT, RUN]) {
-    const small = bySize(name, SIZES[0]!);
-    const large = bySize(name, SIZES[1]!);
-    const flat = small !== undefined && large !== undefined && large.probe.units <= small.probe.units && large.probe.unmetered === 0;
+    const small = bySize(results, name, SIZES[0]!);
+    const large = bySize(results, name, SIZES[1]!);
+    const flat =
+      small !== undefined &&
+      large !== undefined &&
+      large.probe.units <= small.probe.units &&
+      large.probe.unmetered === 0;
     const what = name.split(':')[0]!;
-    targetRows.push([`${what} compare RCU does not grow ${SIZES[0]} -> ${SIZES[1]} runs`, small && large ? `${f(small.probe.units)} -> ${f(large.probe.units)}` : 'not measured', flat ? 'met' : 'NOT MET']);
-    if (!flat) missed.push(`${what} compare read units grew with table size (or were not measured)`);
+    targets.rows.push([
+      `${what} compare RCU does not grow ${SIZES[0]} -> ${SIZES[1]} runs`,
+      small && large ? `${f(small.probe.units)} -> ${f(large.probe.units)}` : 'not measured',
+      flat ? 'met' : 'NOT MET',
+    ]);
+    if (!flat) targets.missed.push(`${what} compare read units grew with table size (or were not measured)`);
   }
-  {
-    const size = SIZES[SIZES.length - 1]!;
-    const r = bySize(IOSTAT + UNCACHED, size);
-    const l = r?.load;
-    const has = l !== undefined && l.total > 0;
-    const figure = has ? `${f(l.apiCpuMs)} ms (dynalite ${f(l.dynamoCpuMs)} ms; answers computed ${l.computed}, reused ${l.cached})` : r ? `not loaded (one request ${f(r.probe.ms, 0)} ms)` : 'not measured';
-    // Every answer of the load computed (none reused), as the target asks.
-    const met = has && l.cached === 0 && l.computed > 0 && l.apiCpuMs <= IOSTAT_CPU_TARGET_MS && l.non2xx === 0;
-    targetRows.push([`iostat compare, 2 labels x ${IOSTAT_DISKS.length} disks x ${TARGET_RUNS} runs, computed: <= ${IOSTAT_CPU_TARGET_MS} ms API CPU per request at ${size} runs`, figure, met ? 'met' : 'NOT MET']);
-    if (!met) missed.push(`iostat compare API CPU ${figure} per computed request at ${size} runs`);
-  }
-  console.log(`\n${table(targetRows, () => false)}`);
+}
+
+function checkIostatCpu(results: Result[], targets: Targets): void {
+  const size = SIZES[SIZES.length - 1]!;
+  const r = bySize(results, IOSTAT + UNCACHED, size);
+  const l = r?.load;
+  const has = l !== undefined && l.total > 0;
+  const figure = has
+    ? `${f(l.apiCpuMs)} ms (dynalite ${f(l.dynamoCpuMs)} ms; answers computed ${l.computed}, reused ${l.cached})`
+    : r
+      ? `not loaded (one request ${f(r.probe.ms, 0)} ms)`
+      : 'not measured';
+  // Every answer of the load computed (none reused), as the target asks.
+  const met = has && l.cached === 0 && l.computed > 0 && l.apiCpuMs <= IOSTAT_CPU_TARGET_MS && l.non2xx === 0;
+  targets.rows.push([
+    `iostat compare, 2 labels x ${IOSTAT_DISKS.length} disks x ${TARGET_RUNS} runs, computed: <= ${IOSTAT_CPU_TARGET_MS} ms API CPU per request at ${size} runs`,
+    figure,
+    met ? 'met' : 'NOT MET',
+  ]);
+  if (!met) targets.missed.push(`iostat compare API CPU ${figure} per computed request at ${size} runs`);
+}
+
+function printTargets(results: Result[]): void {
+  const targets: Targets = { rows: [['target', 'figure', 'result']], missed: [] };
+  checkP99(results, targets);
+  checkReadUnitsFlat(results, targets);
+  checkIostatCpu(results, targets);
+  console.log(`\n${table(targets.rows, () => false)}`);
   // The p99 target is the API as deployed (answers kept); beside it, every answer read and computed, for the reader to weigh the cache's share.
   const p99Rows = [['compare', 'runs', 'p99 computed (cache off)', 'p99 kept (cache on, as deployed)']];
-  for (const name of COMPARES) for (const size of SIZES) p99Rows.push([name.split(':')[0]!, String(size), p99Of(name + UNCACHED, size).figure, p99Of(name, size).figure]);
-  console.log(`\np99 with every answer read and computed, beside p99 with the API's answer cache:\n${table(p99Rows, (c) => c === 1)}`);
-  console.log(`\ntargets: ${missed.length === 0 ? 'all met' : `NOT met: ${missed.join('; ')}`}`);
+  for (const name of COMPARES)
+    for (const size of SIZES)
+      p99Rows.push([
+        name.split(':')[0]!,
+        String(size),
+        p99Of(results, name + UNCACHED, size).figure,
+        p99Of(results, name, size).figure,
+      ]);
+  console.log(
+    `\np99 with every answer read and computed, beside p99 with the API's answer cache:\n${table(p99Rows, (c) => c === 1)}`,
+  );
+  console.log(`\ntargets: ${targets.missed.length === 0 ? 'all met' : `NOT met: ${targets.missed.join('; ')}`}`);
+}
+
+async function main(): Promise<number> {
+  const env = await startEmulators({
+    tableName: 'benchdrop-api-bench',
+    bucket: 'benchdrop-api-bench-drop',
+    dynaliteProcess: true,
+  });
+  let api: ServedApi | undefined;
+  let failed: boolean;
+  const results: Result[] = [];
+  console.log(`load average at start: ${loadAverage()} (other processes on this machine share its CPUs)`);
+  try {
+    const bench = await startApi(env);
+    api = bench.api;
+    failed = await measureSizes(bench, results);
+  } catch (error) {
+    failed = true;
+    console.error(error);
+  } finally {
+    for (const child of children) child.kill();
+    setApiDeps(undefined);
+    await api?.close();
+    await env.stop().catch((error: unknown) => console.error('stopping the emulators:', error));
+  }
+  console.log(`load average at end: ${loadAverage()}`);
+  if (results.length === 0) return 1;
+  printResultTable(results);
+  printReadUnits(results);
+  printTargets(results);
   return failed ? 1 : 0;
 }
 

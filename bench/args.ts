@@ -6,7 +6,13 @@
 export const isPositive = (n: number) => Number.isFinite(n) && n > 0;
 
 /** The number after `name` in `args`, or `fallback` when `name` is absent. */
-export function numberArg(name: string, fallback: number, valid: (n: number) => boolean = isPositive, what = 'a positive number', args: readonly string[] = process.argv.slice(2)): number {
+export function numberArg(
+  name: string,
+  fallback: number,
+  valid: (n: number) => boolean = isPositive,
+  what = 'a positive number',
+  args: readonly string[] = process.argv.slice(2),
+): number {
   const at = args.indexOf(name);
   if (at === -1) return fallback;
   const value = Number(args[at + 1]);

@@ -14,11 +14,11 @@
  */
 import '../shared/node-support-notice.ts';
 import { spawnSync } from 'node:child_process';
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { numberArg } from './args.ts';
 import { BIN, buildShipped, plainNodeEnv, ROOT } from './shipped.ts';
-import { median, table } from './stats.ts';
+import { loadAverage, median, table } from './stats.ts';
 
 const HELP_TARGET = 3;
 const rounds = numberArg('--runs', 20, (n) => Number.isInteger(n) && n >= 3, 'a whole number, 3 or more');
@@ -36,14 +36,21 @@ function timeMs(args: readonly string[]): number {
   const started = performance.now();
   const run = spawnSync(process.execPath, args, { cwd: ROOT, env: plainNodeEnv(), encoding: 'utf8' });
   const ms = performance.now() - started;
-  if (run.status !== 0) throw new Error(`node ${args.join(' ')} exited with ${run.status ?? run.signal}:\n${(run.stderr || run.stdout).trim().slice(0, 2000)}`);
+  if (run.status !== 0)
+    throw new Error(
+      `node ${args.join(' ')} exited with ${run.status ?? run.signal}:\n${(run.stderr || run.stdout).trim().slice(0, 2000)}`,
+    );
   return ms;
 }
 
 function main(): number {
   console.log('benchdrop start-up benchmark (npm run bench:cli)');
-  console.log(`machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`built the command with npm run build (${buildShipped().toFixed(0)} ms); ${rounds} rounds, each: node -e 0, then every command line once`);
+  console.log(
+    `machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), node ${process.version}, load average ${loadAverage()}`,
+  );
+  console.log(
+    `built the command with npm run build (${buildShipped().toFixed(0)} ms); ${rounds} rounds, each: node -e 0, then every command line once`,
+  );
   const baseline: number[] = [];
   const times = LINES.map(() => [] as number[]);
   timeMs(['-e', '0']);
@@ -60,9 +67,17 @@ function main(): number {
     const ratio = median(times[i]!.map((ms, r) => ms / baseline[r]!));
     const met = line.target === undefined || ratio <= line.target;
     if (!met) unmet.push(`${line.name} ${ratio.toFixed(2)}x > ${line.target}x`);
-    rows.push([line.name, median(times[i]!).toFixed(0), ratio.toFixed(2), line.target === undefined ? '-' : `<= ${line.target}`, line.target === undefined ? '' : met ? 'met' : 'NOT MET']);
+    rows.push([
+      line.name,
+      median(times[i]!).toFixed(0),
+      ratio.toFixed(2),
+      line.target === undefined ? '-' : `<= ${line.target}`,
+      line.target === undefined ? '' : met ? 'met' : 'NOT MET',
+    ]);
   });
-  console.log(`\nwall time per fresh process, spawn to exit (medians over ${rounds} rounds; ratios are medians of each round's ratio):\n`);
+  console.log(
+    `\nwall time per fresh process, spawn to exit (medians over ${rounds} rounds; ratios are medians of each round's ratio):\n`,
+  );
   console.log(table(rows, (c) => c > 0 && c < 4));
   console.log(`\ntargets: ${unmet.length === 0 ? 'all met' : `NOT met: ${unmet.join('; ')}`}`);
   return 0;

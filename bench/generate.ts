@@ -22,7 +22,17 @@
  *
  *   tsx bench/generate.ts [--size-mb 200] [solaris|linux ...]   (or BENCH_SIZE_MB)
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -195,7 +205,18 @@ function pickWorkload(rng: Prng): Workload {
 function makeDevice(rng: Prng, name: string, nvme: boolean): Device {
   const workload = pickWorkload(rng);
   const speed = nvme ? rng.range(6, 20) : 1;
-  const device: Device = { name, workload, nvme, readIops: 0, writeIops: 0, readKB: 8, writeKB: 8, serviceMs: 5, load: 1, burst: 0 };
+  const device: Device = {
+    name,
+    workload,
+    nvme,
+    readIops: 0,
+    writeIops: 0,
+    readKB: 8,
+    writeKB: 8,
+    serviceMs: 5,
+    load: 1,
+    burst: 0,
+  };
   switch (workload) {
     case 'idle':
       device.readIops = rng.range(0, 0.4);
@@ -228,7 +249,11 @@ function makeDevice(rng: Prng, name: string, nvme: boolean): Device {
       device.writeKB = rng.pick([128, 256, 1024]);
       break;
   }
-  device.serviceMs = nvme ? rng.range(0.04, 0.3) : workload === 'sequential' || workload === 'backup' ? rng.range(1.5, 6) : rng.range(2.5, 9);
+  device.serviceMs = nvme
+    ? rng.range(0.04, 0.3)
+    : workload === 'sequential' || workload === 'backup'
+      ? rng.range(1.5, 6)
+      : rng.range(2.5, 9);
   // Keep the usual load below saturation (5-80 % busy); bursts may still saturate.
   const ops = device.readIops + device.writeIops;
   const busy = rng.range(0.05, 0.8);
@@ -254,7 +279,14 @@ function step(rng: Prng, d: Device, sinceBoot: boolean): Activity {
     const f = rng.range(0.15, 0.45);
     const r = d.readIops * f;
     const w = d.writeIops * f;
-    return { r, w, rkB: r * d.readKB, wkB: w * d.writeKB, svc: r + w > 0.05 ? d.serviceMs : 0, waitMs: 0.1 * d.serviceMs * f };
+    return {
+      r,
+      w,
+      rkB: r * d.readKB,
+      wkB: w * d.writeKB,
+      svc: r + w > 0.05 ? d.serviceMs : 0,
+      waitMs: 0.1 * d.serviceMs * f,
+    };
   }
   d.load = Math.max(0.05, 0.85 * d.load + 0.15 + 0.12 * rng.normal());
   if (d.burst > 0) d.burst--;
@@ -333,17 +365,28 @@ function solarisRow(a: Activity, device: string): string {
   const pctB = Math.min(100, actv * 100);
   const pctW = Math.min(100, wait * 100 * 0.6);
   return (
-    ' ' + fixed(a.r, 1, 6) +
-    ' ' + fixed(a.w, 1, 6) +
-    ' ' + fixed(a.rkB, 1, 6) +
-    ' ' + fixed(a.wkB, 1, 6) +
-    ' ' + fixed(wait, 1, 4) +
-    ' ' + fixed(actv, 1, 4) +
-    ' ' + fixed(ops > 0 ? a.waitMs : 0, 1, 6) +
-    ' ' + fixed(a.svc, 1, 6) +
-    ' ' + whole(pctW, 3) +
-    ' ' + whole(pctB, 3) +
-    ' ' + device
+    ' ' +
+    fixed(a.r, 1, 6) +
+    ' ' +
+    fixed(a.w, 1, 6) +
+    ' ' +
+    fixed(a.rkB, 1, 6) +
+    ' ' +
+    fixed(a.wkB, 1, 6) +
+    ' ' +
+    fixed(wait, 1, 4) +
+    ' ' +
+    fixed(actv, 1, 4) +
+    ' ' +
+    fixed(ops > 0 ? a.waitMs : 0, 1, 6) +
+    ' ' +
+    fixed(a.svc, 1, 6) +
+    ' ' +
+    whole(pctW, 3) +
+    ' ' +
+    whole(pctB, 3) +
+    ' ' +
+    device
   );
 }
 
@@ -377,7 +420,10 @@ function linuxDevices(rng: Prng, count: number): Device[] {
   const devices: Device[] = [];
   const sdCount = Math.round(count * 0.76);
   for (let i = 0; i < sdCount; i++) {
-    const letters = i < 26 ? String.fromCharCode(97 + i) : String.fromCharCode(96 + Math.floor(i / 26)) + String.fromCharCode(97 + (i % 26));
+    const letters =
+      i < 26
+        ? String.fromCharCode(97 + i)
+        : String.fromCharCode(96 + Math.floor(i / 26)) + String.fromCharCode(97 + (i % 26));
     devices.push(makeDevice(rng, `sd${letters}`, false));
   }
   for (let i = 0; devices.length < count; i++) devices.push(makeDevice(rng, `nvme${i}n1`, true));
@@ -390,10 +436,56 @@ const LINUX_HEADER =
   'Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util';
 
 /** sysstat 12.5's `-x` columns as JSON keys (four differ from the text headers), in the text table's order. */
-const LINUX_KEYS = ['r/s', 'rkB/s', 'rrqm/s', 'rrqm', 'r_await', 'rareq-sz', 'w/s', 'wkB/s', 'wrqm/s', 'wrqm', 'w_await', 'wareq-sz', 'd/s', 'dkB/s', 'drqm/s', 'drqm', 'd_await', 'dareq-sz', 'f/s', 'f_await', 'aqu-sz', 'util'];
+const LINUX_KEYS = [
+  'r/s',
+  'rkB/s',
+  'rrqm/s',
+  'rrqm',
+  'r_await',
+  'rareq-sz',
+  'w/s',
+  'wkB/s',
+  'wrqm/s',
+  'wrqm',
+  'w_await',
+  'wareq-sz',
+  'd/s',
+  'dkB/s',
+  'drqm/s',
+  'drqm',
+  'd_await',
+  'dareq-sz',
+  'f/s',
+  'f_await',
+  'aqu-sz',
+  'util',
+];
 const LINUX_WIDTHS = [8, 9, 8, 6, 7, 8, 8, 9, 8, 6, 7, 8, 8, 9, 8, 6, 7, 8, 8, 7, 7, 6];
 /** The JSON output's key order (rates, then kB, merges, waits, sizes), as indexes into LINUX_KEYS. */
-const LINUX_JSON_ORDER = ['r/s', 'w/s', 'd/s', 'f/s', 'rkB/s', 'wkB/s', 'dkB/s', 'rrqm/s', 'wrqm/s', 'drqm/s', 'rrqm', 'wrqm', 'drqm', 'r_await', 'w_await', 'd_await', 'f_await', 'rareq-sz', 'wareq-sz', 'dareq-sz', 'aqu-sz', 'util'].map((key) => LINUX_KEYS.indexOf(key));
+const LINUX_JSON_ORDER = [
+  'r/s',
+  'w/s',
+  'd/s',
+  'f/s',
+  'rkB/s',
+  'wkB/s',
+  'dkB/s',
+  'rrqm/s',
+  'wrqm/s',
+  'drqm/s',
+  'rrqm',
+  'wrqm',
+  'drqm',
+  'r_await',
+  'w_await',
+  'd_await',
+  'f_await',
+  'rareq-sz',
+  'wareq-sz',
+  'dareq-sz',
+  'aqu-sz',
+  'util',
+].map((key) => LINUX_KEYS.indexOf(key));
 
 /** One device's row of sysstat 12.5 `-x`, values in LINUX_KEYS order. */
 function linuxValues(rng: Prng, d: Device, a: Activity): number[] {
@@ -411,10 +503,28 @@ function linuxValues(rng: Prng, d: Device, a: Activity): number[] {
   const util = Math.min(100, ((a.r + a.w + ds) * a.svc) / 10);
   const pct = (merged: number, done: number): number => (merged + done > 0 ? (100 * merged) / (merged + done) : 0);
   return [
-    a.r, a.rkB, rrqm, pct(rrqm, a.r), rAwait, a.r > 0 ? a.rkB / a.r : 0,
-    a.w, a.wkB, wrqm, pct(wrqm, a.w), wAwait, a.w > 0 ? a.wkB / a.w : 0,
-    ds, dkB, 0, 0, dAwait, ds > 0 ? dkB / ds : 0,
-    fs, fAwait, aqu, util,
+    a.r,
+    a.rkB,
+    rrqm,
+    pct(rrqm, a.r),
+    rAwait,
+    a.r > 0 ? a.rkB / a.r : 0,
+    a.w,
+    a.wkB,
+    wrqm,
+    pct(wrqm, a.w),
+    wAwait,
+    a.w > 0 ? a.wkB / a.w : 0,
+    ds,
+    dkB,
+    0,
+    0,
+    dAwait,
+    ds > 0 ? dkB / ds : 0,
+    fs,
+    fAwait,
+    aqu,
+    util,
   ];
 }
 
@@ -484,7 +594,20 @@ function freebsdRow(a: Activity, device: string): string {
   const busy = Math.min(100, (ops * a.svc) / 10);
   const name = device.length < 8 ? device + ' '.repeat(8 - device.length) : device;
   const round = (v: number, width: number) => column(whole(v, 0), width);
-  return name + round(a.r, 8) + round(a.w, 8) + column(fixed(a.rkB, 1, 0), 9) + column(fixed(a.wkB, 1, 0), 9) + round(msR, 6) + round(msW, 6) + round(0, 6) + round(msT, 6) + round(qlen, 5) + round(busy, 4) + ' ';
+  return (
+    name +
+    round(a.r, 8) +
+    round(a.w, 8) +
+    column(fixed(a.rkB, 1, 0), 9) +
+    column(fixed(a.wkB, 1, 0), 9) +
+    round(msR, 6) +
+    round(msW, 6) +
+    round(0, 6) +
+    round(msT, 6) +
+    round(qlen, 5) +
+    round(busy, 4) +
+    ' '
+  );
 }
 
 function writeFreebsd(path: string, targetBytes: number, shape: LogShape = {}): Written {
@@ -534,7 +657,9 @@ function writeLinuxJson(path: string, targetBytes: number, shape: LogShape = {})
     out.line('\t\t\t\t{');
     out.line(`\t\t\t\t\t"timestamp": "${sysstatTime(started + reports * 5000)}",`);
     const cpu = cpuLine(rng, sinceBoot).trim().split(/\s+/);
-    out.line(`\t\t\t\t\t"avg-cpu":  {"user": ${cpu[0]}, "nice": ${cpu[1]}, "system": ${cpu[2]}, "iowait": ${cpu[3]}, "steal": ${cpu[4]}, "idle": ${cpu[5]}},`);
+    out.line(
+      `\t\t\t\t\t"avg-cpu":  {"user": ${cpu[0]}, "nice": ${cpu[1]}, "system": ${cpu[2]}, "iowait": ${cpu[3]}, "steal": ${cpu[4]}, "idle": ${cpu[5]}},`,
+    );
     out.line('\t\t\t\t\t"disk": [');
     devices.forEach((d, i) => {
       const values = linuxValues(rng, d, step(rng, d, sinceBoot));
@@ -568,7 +693,12 @@ const WRITERS: Record<IostatFlavour, (path: string, targetBytes: number, shape: 
  * A log of this flavour of at least targetBytes (whole reports: it ends at the
  * first report boundary past the target), every device in every report.
  */
-export function writeIostatLog(flavour: IostatFlavour, path: string, targetBytes: number, shape: LogShape = {}): Written {
+export function writeIostatLog(
+  flavour: IostatFlavour,
+  path: string,
+  targetBytes: number,
+  shape: LogShape = {},
+): Written {
   return WRITERS[flavour](path, targetBytes, shape);
 }
 
@@ -587,8 +717,21 @@ export function ensureLog(kind: LogKind, targetBytes: number): GeneratedLog {
   if (existsSync(path) && existsSync(sidecarPath)) {
     try {
       const meta = JSON.parse(readFileSync(sidecarPath, 'utf8')) as Sidecar;
-      if (meta.generatorVersion === GENERATOR_VERSION && meta.seed === SEED && meta.targetBytes === targetBytes && statSync(path).size === meta.bytes) {
-        return { kind, path, bytes: meta.bytes, lines: meta.lines, reports: meta.reports, devices: meta.devices, reused: true };
+      if (
+        meta.generatorVersion === GENERATOR_VERSION &&
+        meta.seed === SEED &&
+        meta.targetBytes === targetBytes &&
+        statSync(path).size === meta.bytes
+      ) {
+        return {
+          kind,
+          path,
+          bytes: meta.bytes,
+          lines: meta.lines,
+          reports: meta.reports,
+          devices: meta.devices,
+          reused: true,
+        };
       }
     } catch {
       // Unreadable sidecar: generate again.
@@ -598,7 +741,15 @@ export function ensureLog(kind: LogKind, targetBytes: number): GeneratedLog {
   const { reports, lines } = kind === 'solaris' ? writeSolaris(partial, targetBytes) : writeLinux(partial, targetBytes);
   const bytes = statSync(partial).size;
   renameSync(partial, path);
-  const meta: Sidecar = { generatorVersion: GENERATOR_VERSION, seed: SEED, targetBytes, bytes, lines, reports, devices: DEVICES };
+  const meta: Sidecar = {
+    generatorVersion: GENERATOR_VERSION,
+    seed: SEED,
+    targetBytes,
+    bytes,
+    lines,
+    reports,
+    devices: DEVICES,
+  };
   writeFileSync(sidecarPath, `${JSON.stringify(meta, null, 2)}\n`);
   return { kind, path, bytes, lines, reports, devices: DEVICES, reused: false };
 }
@@ -608,7 +759,8 @@ export function sizeFromArgs(args: readonly string[]): number {
   const at = args.indexOf('--size-mb');
   const text = at !== -1 ? args[at + 1] : process.env.BENCH_SIZE_MB;
   const mb = text === undefined || text === '' ? 200 : Number(text);
-  if (!Number.isFinite(mb) || mb <= 0) throw new Error(`--size-mb / BENCH_SIZE_MB must be a positive number of MB, not ${JSON.stringify(text)}`);
+  if (!Number.isFinite(mb) || mb <= 0)
+    throw new Error(`--size-mb / BENCH_SIZE_MB must be a positive number of MB, not ${JSON.stringify(text)}`);
   return Math.round(mb * MB);
 }
 
@@ -620,6 +772,8 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     const started = performance.now();
     const log = ensureLog(kind, bytes);
     const took = ((performance.now() - started) / 1000).toFixed(1);
-    console.log(`${log.reused ? 'reused' : 'wrote'} ${log.path}: ${(log.bytes / MB).toFixed(1)} MB, ${log.lines} lines, ${log.reports} reports x ${log.devices} devices (${took} s)`);
+    console.log(
+      `${log.reused ? 'reused' : 'wrote'} ${log.path}: ${(log.bytes / MB).toFixed(1)} MB, ${log.lines} lines, ${log.reports} reports x ${log.devices} devices (${took} s)`,
+    );
   }
 }

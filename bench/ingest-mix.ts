@@ -20,7 +20,16 @@
  * seed, at least as many files (the first N of a larger set are the set of N), and
  * every file still has its recorded size.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFile } from '../shared/parsers/index.ts';
@@ -91,7 +100,8 @@ function fixtures(folders: readonly string[]): string[] {
 async function counted(path: string): Promise<{ runs: number; samples: number }> {
   const parsed = await parseFile(path, { keepSamples: false, parallel: false });
   let samples = 0;
-  for (const run of parsed.runs) samples += run.format === 'diskperf' ? run.rows.length : run.series.reduce((n, s) => n + s.sampleCount, 0);
+  for (const run of parsed.runs)
+    samples += run.format === 'diskperf' ? run.rows.length : run.series.reduce((n, s) => n + s.sampleCount, 0);
   return { runs: parsed.runs.length, samples };
 }
 
@@ -130,7 +140,14 @@ export async function ensureMix(count: number): Promise<Mix> {
       const name = `${number}-${basename(fixture)}`;
       copyFileSync(fixture, join(MIX_DIR, name));
       const { runs, samples } = await counted(fixture);
-      files.push({ name, kind: roll < 0.15 ? 'diskperf-fixture' : 'iostat-fixture', bytes: statSync(fixture).size, fixture: fixture.slice(ROOT.length + 1), expectedRuns: runs, expectedSamples: samples });
+      files.push({
+        name,
+        kind: roll < 0.15 ? 'diskperf-fixture' : 'iostat-fixture',
+        bytes: statSync(fixture).size,
+        fixture: fixture.slice(ROOT.length + 1),
+        expectedRuns: runs,
+        expectedSamples: samples,
+      });
       continue;
     }
     const flavour = rng.pick(IOSTAT_FLAVOURS);
@@ -141,7 +158,15 @@ export async function ensureMix(count: number): Promise<Mix> {
     const name = `${number}-${flavour}-${devices}dev-${target}B.${flavour === 'linux-json' ? 'json' : 'log'}`;
     const path = join(MIX_DIR, name);
     const written = writeIostatLog(flavour, path, target, { devices, seed });
-    files.push({ name, kind: flavour, bytes: statSync(path).size, devices, reports: written.reports, expectedRuns: 1, expectedSamples: written.reports * devices });
+    files.push({
+      name,
+      kind: flavour,
+      bytes: statSync(path).size,
+      devices,
+      reports: written.reports,
+      expectedRuns: 1,
+      expectedSamples: written.reports * devices,
+    });
   }
   const manifest: Manifest = { version: MIX_VERSION, seed: MIX_SEED, count, files };
   writeFileSync(MANIFEST, `${JSON.stringify(manifest, null, 1)}\n`);

@@ -12,7 +12,7 @@
  */
 import { handler } from '../functions/ingest/handler.ts';
 import { s3EventRecord, sqsEvent, type S3EventRecordInput } from '../infra/local/events.ts';
-import { lambdaContext } from '../test/support/lambda.ts';
+import { lambdaContext } from '../harness/lambda.ts';
 import { peakRss, type PeakRss } from './peak-rss.ts';
 
 export interface RunnerResult {
@@ -44,5 +44,13 @@ const response = await handler(sqsEvent([s3EventRecord(input)]), lambdaContext('
 const ms = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
 clearInterval(sampler);
-const result: RunnerResult = { done: true, ms, cpuMs: (cpu.user + cpu.system) / 1000, batchItemFailures: response.batchItemFailures.length, rss: peakRss(), rssSamplesKiB, execArgv: process.execArgv };
+const result: RunnerResult = {
+  done: true,
+  ms,
+  cpuMs: (cpu.user + cpu.system) / 1000,
+  batchItemFailures: response.batchItemFailures.length,
+  rss: peakRss(),
+  rssSamplesKiB,
+  execArgv: process.execArgv,
+};
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -6,7 +6,7 @@
  *      flavour, each with the runs and samples its ingestion must yield) and the
  *      200 MB Solaris `iostat -xn` log of bench:parse (bench/generate.ts);
  *   2. start the lab as `npm start` runs it, in a child process of its own
- *      (test/e2e/processes.ts: --fresh --no-samples, free ports, data in a
+ *      (harness/processes.ts: --fresh --no-samples, free ports, data in a
  *      temporary folder): dynalite, s3rver, the LocalQueue and the very same
  *      ingest handler in one Node process;
  *   3. upload the 500 files with the SDK (@aws-sdk/lib-storage, 16 at a time),
@@ -41,22 +41,24 @@ import '../shared/node-support-notice.ts';
 import { execFileSync } from 'node:child_process';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { sequencerGenerator, type S3EventRecordInput } from '../infra/local/events.ts';
-import { LAB_CREDENTIALS, type LabEndpoints } from '../infra/local/lab.ts';
+import { LAB_CREDENTIALS } from '../shared/config.ts';
+import { type LabEndpoints } from '../infra/local/lab.ts';
 import type { RunDetail, UploadListing } from '../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../shared/aws.ts';
-import { getRun, listUploads, mapLimit, type ReadStore } from '../shared/store/read.ts';
-import { clientEnv, LabProcess } from '../test/e2e/processes.ts';
-import { ensureLog, MB } from './generate.ts';
+import { getRun, listUploads } from '../shared/listings.ts';
+import { mapLimit, type ReadStore } from '../shared/store/store.ts';
+import { clientEnv, LabProcess } from '../harness/processes.ts';
+import { ensureLog, MB, type GeneratedLog } from './generate.ts';
 import { ensureMix, MAX_BYTES, MIN_BYTES, type MixFile } from './ingest-mix.ts';
 import { bundleIngestRunner, createRunnerTable, runIngestRunner, type RunnerRun } from './runner-process.ts';
 import { numberArg } from './args.ts';
-import { median, percentile, table } from './stats.ts';
+import { loadAverage, median, percentile, table } from './stats.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RSS_TARGET_MB = 256;
@@ -159,13 +161,20 @@ async function getJson<T>(endpoints: LabEndpoints, path: string): Promise<T> {
 /** The finished (ready or failed) upload records, newest first, at most 500 of each. */
 async function finishedUploads(endpoints: LabEndpoints): Promise<UploadListing[]> {
   const [ready, failed] = await Promise.all(
-    ['ready', 'failed'].map((status) => getJson<{ uploads: UploadListing[] }>(endpoints, `/uploads?status=${status}&limit=500`)),
+    ['ready', 'failed'].map((status) =>
+      getJson<{ uploads: UploadListing[] }>(endpoints, `/uploads?status=${status}&limit=500`),
+    ),
   );
   return [...ready!.uploads, ...failed!.uploads];
 }
 
 /** Polls until every key has a finished record; a key without one after `limitMs` fails the check. */
-async function settle(endpoints: LabEndpoints, keys: ReadonlySet<string>, limitMs: number, progress: (done: number) => void): Promise<Map<string, UploadListing>> {
+async function settle(
+  endpoints: LabEndpoints,
+  keys: ReadonlySet<string>,
+  limitMs: number,
+  progress: (done: number) => void,
+): Promise<Map<string, UploadListing>> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const found = new Map<string, UploadListing>();
@@ -174,7 +183,9 @@ async function settle(endpoints: LabEndpoints, keys: ReadonlySet<string>, limitM
     if (found.size === keys.size) return found;
     if (Date.now() > deadline) {
       const missing = [...keys].filter((k) => !found.has(k));
-      throw new CheckFailed(`${missing.length} upload(s) not ready or failed ${seconds(limitMs)} after the last PUT: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`);
+      throw new CheckFailed(
+        `${missing.length} upload(s) not ready or failed ${seconds(limitMs)} after the last PUT: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
@@ -219,11 +230,9 @@ interface MixResult {
   labCpuS: number;
 }
 
-async function uploadMix(s3: S3Client, endpoints: LabEndpoints, files: readonly MixFile[], dir: string, labPid: number): Promise<MixResult> {
-  const cpuBefore = cpuSecondsOf(labPid);
-  const sampler = new MemorySampler(labPid);
+/** PUTs every file, `CONCURRENCY` at a time, each under a folder of its own. */
+async function putAll(s3: S3Client, endpoints: LabEndpoints, files: readonly MixFile[], dir: string): Promise<Sent[]> {
   const sent: Sent[] = [];
-  const started = Date.now();
   await mapLimit(files, CONCURRENCY, async (file) => {
     // One folder per file: the folder is the device label of its runs.
     const key = `bench-${file.name.replace(/\.[^.]+$/, '')}/${file.name}`;
@@ -232,17 +241,21 @@ async function uploadMix(s3: S3Client, endpoints: LabEndpoints, files: readonly 
     await new Upload({ client: s3, params: { Bucket: endpoints.bucket, Key: key, Body: body } }).done();
     sent.push({ file, key, sentAt, putMs: Date.now() - sentAt });
   });
-  const putsDone = Date.now();
-  console.log(`  ${files.length} PUTs done in ${seconds(putsDone - started)} (median PUT ${median(sent.map((s) => s.putMs)).toFixed(0)} ms); waiting for ready...`);
-  let shown = 0;
-  const records = await settle(endpoints, new Set(sent.map((s) => s.key)), SETTLE_LIMIT_MS, (done) => {
-    if (Math.floor(done / 100) > Math.floor(shown / 100) || (done === files.length && shown !== done)) console.log(`  ${done}/${files.length} finished after ${seconds(Date.now() - started)}`);
-    shown = done;
-  });
-  const labCpuS = cpuSecondsOf(labPid) - cpuBefore;
-  const lab = labMemory(labPid, sampler);
+  return sent;
+}
 
-  // Every upload ready, with the runs and samples its file holds.
+interface Stored {
+  samples: number;
+  runs: number;
+  readyAt: number;
+}
+
+/** Every upload ready, with the runs and samples its file holds; throws CheckFailed otherwise. */
+async function checkStored(
+  endpoints: LabEndpoints,
+  sent: Sent[],
+  records: Map<string, UploadListing>,
+): Promise<Stored[]> {
   const problems: string[] = [];
   const perFile = await mapLimit(sent, 8, async (s) => {
     const record = records.get(s.key)!;
@@ -251,12 +264,45 @@ async function uploadMix(s3: S3Client, endpoints: LabEndpoints, files: readonly 
       return { samples: 0, runs: 0, readyAt: Date.parse(record.updatedAt) };
     }
     let samples = 0;
-    for (const id of record.runIds) samples += samplesOf(await getJson<RunDetail>(endpoints, `/runs/${encodeURIComponent(id)}`));
-    if (record.runCount !== s.file.expectedRuns || record.runIds.length !== record.runCount) problems.push(`${s.key}: ${record.runCount} run(s) (${record.runIds.length} listed), expected ${s.file.expectedRuns}`);
-    if (samples !== s.file.expectedSamples) problems.push(`${s.key}: ${samples} samples stored, expected ${s.file.expectedSamples}`);
+    for (const id of record.runIds)
+      samples += samplesOf(await getJson<RunDetail>(endpoints, `/runs/${encodeURIComponent(id)}`));
+    if (record.runCount !== s.file.expectedRuns || record.runIds.length !== record.runCount)
+      problems.push(
+        `${s.key}: ${record.runCount} run(s) (${record.runIds.length} listed), expected ${s.file.expectedRuns}`,
+      );
+    if (samples !== s.file.expectedSamples)
+      problems.push(`${s.key}: ${samples} samples stored, expected ${s.file.expectedSamples}`);
     return { samples, runs: record.runCount, readyAt: Date.parse(record.updatedAt) };
   });
-  if (problems.length > 0) throw new CheckFailed(`${problems.length} upload(s) wrong:\n    ${problems.slice(0, 10).join('\n    ')}`);
+  if (problems.length > 0)
+    throw new CheckFailed(`${problems.length} upload(s) wrong:\n    ${problems.slice(0, 10).join('\n    ')}`);
+  return perFile;
+}
+
+async function uploadMix(
+  s3: S3Client,
+  endpoints: LabEndpoints,
+  files: readonly MixFile[],
+  dir: string,
+  labPid: number,
+): Promise<MixResult> {
+  const cpuBefore = cpuSecondsOf(labPid);
+  const sampler = new MemorySampler(labPid);
+  const started = Date.now();
+  const sent = await putAll(s3, endpoints, files, dir);
+  const putsDone = Date.now();
+  console.log(
+    `  ${files.length} PUTs done in ${seconds(putsDone - started)} (median PUT ${median(sent.map((s) => s.putMs)).toFixed(0)} ms); waiting for ready...`,
+  );
+  let shown = 0;
+  const records = await settle(endpoints, new Set(sent.map((s) => s.key)), SETTLE_LIMIT_MS, (done) => {
+    if (Math.floor(done / 100) > Math.floor(shown / 100) || (done === files.length && shown !== done))
+      console.log(`  ${done}/${files.length} finished after ${seconds(Date.now() - started)}`);
+    shown = done;
+  });
+  const labCpuS = cpuSecondsOf(labPid) - cpuBefore;
+  const lab = labMemory(labPid, sampler);
+  const perFile = await checkStored(endpoints, sent, records);
   const lastReady = Math.max(...perFile.map((f) => f.readyAt));
   return {
     files: sent.length,
@@ -280,13 +326,25 @@ interface BigResult {
   labCpuS: number;
 }
 
-async function uploadBig(s3: S3Client, endpoints: LabEndpoints, path: string, bytes: number, expectedSamples: number, labPid: number): Promise<BigResult> {
+async function uploadBig(
+  s3: S3Client,
+  endpoints: LabEndpoints,
+  path: string,
+  bytes: number,
+  expectedSamples: number,
+  labPid: number,
+): Promise<BigResult> {
   const key = 'bench-big/solaris-10-iostat-xn.log';
   const peakWasReset = resetPeak(labPid);
   const cpuBefore = cpuSecondsOf(labPid);
   const sampler = new MemorySampler(labPid);
   const sentAt = Date.now();
-  const put = await new Upload({ client: s3, params: { Bucket: endpoints.bucket, Key: key, Body: createReadStream(path), ContentLength: bytes }, partSize: 16 * 1024 * 1024, queueSize: 4 }).done();
+  const put = await new Upload({
+    client: s3,
+    params: { Bucket: endpoints.bucket, Key: key, Body: createReadStream(path), ContentLength: bytes },
+    partSize: 16 * 1024 * 1024,
+    queueSize: 4,
+  }).done();
   const putMs = Date.now() - sentAt;
   console.log(`  PUT (multipart) done in ${seconds(putMs)}; waiting for ready...`);
   const record = (await settle(endpoints, new Set([key]), SETTLE_LIMIT_MS, () => {})).get(key)!;
@@ -295,11 +353,26 @@ async function uploadBig(s3: S3Client, endpoints: LabEndpoints, path: string, by
   if (record.status !== 'ready') throw new CheckFailed(`${key}: ${record.status}: ${record.message ?? ''}`);
   if (record.runCount !== 1) throw new CheckFailed(`${key}: ${record.runCount} runs, expected 1`);
   const samples = samplesOf(await getJson<RunDetail>(endpoints, `/runs/${encodeURIComponent(record.runIds[0]!)}`));
-  if (samples !== expectedSamples) throw new CheckFailed(`${key}: ${samples} samples stored, expected ${expectedSamples}`);
-  return { key, eTag: put.ETag ?? '', putMs, readyMs: Date.parse(record.updatedAt) - sentAt, lab, peakWasReset, labCpuS };
+  if (samples !== expectedSamples)
+    throw new CheckFailed(`${key}: ${samples} samples stored, expected ${expectedSamples}`);
+  return {
+    key,
+    eTag: put.ETag ?? '',
+    putMs,
+    readyMs: Date.parse(record.updatedAt) - sentAt,
+    lab,
+    peakWasReset,
+    labCpuS,
+  };
 }
 
-async function runIngestPath(scratch: string, endpoints: LabEndpoints, big: BigResult, bytes: number, expectedSamples: number): Promise<RunnerRun> {
+async function runIngestPath(
+  scratch: string,
+  endpoints: LabEndpoints,
+  big: BigResult,
+  bytes: number,
+  expectedSamples: number,
+): Promise<RunnerRun> {
   const started = performance.now();
   const bundle = await bundleIngestRunner();
   console.log(`  bundled ${rel(bundle)} (${(performance.now() - started).toFixed(0)} ms)`);
@@ -322,13 +395,18 @@ async function runIngestPath(scratch: string, endpoints: LabEndpoints, big: BigR
   const credentials = LAB_CREDENTIALS;
 
   // What it wrote: the upload ready, one run with every sample.
-  const store: ReadStore = { db: createDocumentClient({ region: endpoints.region, dynamodbEndpoint: endpoints.dynamodbEndpoint, credentials }), tableName: RUNNER_TABLE };
+  const store: ReadStore = {
+    db: createDocumentClient({ region: endpoints.region, dynamodbEndpoint: endpoints.dynamodbEndpoint, credentials }),
+    tableName: RUNNER_TABLE,
+  };
   try {
     const [upload] = await listUploads(store, { limit: 10 });
-    if (upload?.status !== 'ready' || upload.runCount !== 1) throw new CheckFailed(`the ingest runner's upload record: ${JSON.stringify(upload)}`);
+    if (upload?.status !== 'ready' || upload.runCount !== 1)
+      throw new CheckFailed(`the ingest runner's upload record: ${JSON.stringify(upload)}`);
     const detail = await getRun(store, upload.runIds[0]!);
     const samples = detail ? samplesOf(detail) : 0;
-    if (samples !== expectedSamples) throw new CheckFailed(`the ingest runner stored ${samples} samples, expected ${expectedSamples}`);
+    if (samples !== expectedSamples)
+      throw new CheckFailed(`the ingest runner stored ${samples} samples, expected ${expectedSamples}`);
   } finally {
     store.db.destroy();
   }
@@ -337,12 +415,8 @@ async function runIngestPath(scratch: string, endpoints: LabEndpoints, big: BigR
 
 // ---------------------------------------------------------------- main
 
-async function main(): Promise<number> {
-  const benchStarted = performance.now();
-  console.log('benchdrop ingest benchmark (npm run bench:ingest)');
-  console.log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}`);
-  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes on this machine share its CPUs)`);
-
+/** The mixed upload set and the big log, generated or reused. */
+async function prepareInputs(): Promise<{ mix: Awaited<ReturnType<typeof ensureMix>>; big: GeneratedLog }> {
   let started = performance.now();
   const mix = await ensureMix(FILES);
   const mixBytes = mix.files.reduce((n, f) => n + f.bytes, 0);
@@ -353,60 +427,142 @@ async function main(): Promise<number> {
   );
   started = performance.now();
   const big = ensureLog('solaris', BIG_BYTES);
-  const bigSamples = big.reports * big.devices;
-  console.log(`big log: ${big.reused ? 'reusing' : 'generated'} ${rel(big.path)} (${megabytes(big.bytes)}, ${big.reports} reports x ${big.devices} devices${big.reused ? '' : `, ${seconds(performance.now() - started)}`})`);
+  console.log(
+    `big log: ${big.reused ? 'reusing' : 'generated'} ${rel(big.path)} (${megabytes(big.bytes)}, ${big.reports} reports x ${big.devices} devices${big.reused ? '' : `, ${seconds(performance.now() - started)}`})`,
+  );
+  return { mix, big };
+}
 
+async function startLab(scratch: string): Promise<LabProcess> {
+  const started = performance.now();
+  const lab = await LabProcess.start({
+    dataDir: join(scratch, 'lab'),
+    fresh: true,
+    args: ['--no-samples'],
+    env: clientEnv(scratch),
+    timeoutMs: 120_000,
+  });
+  const endpoints = lab.endpoints;
+  console.log(
+    `lab: pid ${lab.pid}, ready in ${seconds(performance.now() - started)}; S3 ${endpoints.s3Endpoint}, API ${endpoints.apiUrl}`,
+  );
+  return lab;
+}
+
+/** Each phase's figures, for the summary. */
+interface Phases {
+  mix: MixResult;
+  big: BigResult;
+  runner: RunnerRun;
+}
+
+async function runPhases(
+  scratch: string,
+  lab: LabProcess,
+  inputs: Awaited<ReturnType<typeof prepareInputs>>,
+): Promise<Phases> {
+  const { mix, big } = inputs;
+  const endpoints = lab.endpoints;
+  const bigSamples = big.reports * big.devices;
+  const s3 = createS3Client({
+    region: endpoints.region,
+    s3Endpoint: endpoints.s3Endpoint,
+    credentials: LAB_CREDENTIALS,
+  });
+  console.log(`\n1. ${mix.files.length} files at concurrency ${CONCURRENCY}`);
+  const m = await uploadMix(s3, endpoints, mix.files, mix.dir, lab.pid);
+  console.log(
+    `  all ready: ${m.runs} runs, ${count(m.samples)} samples (as uploaded); lab CPU ${m.labCpuS.toFixed(1)} s over ${seconds(m.windowMs)}`,
+  );
+  console.log(`\n2. the ${megabytes(big.bytes)} log through the lab`);
+  const b = await uploadBig(s3, endpoints, big.path, big.bytes, bigSamples, lab.pid);
+  console.log(
+    `  ready after ${seconds(b.readyMs)}, ${count(bigSamples)} samples (as uploaded); lab CPU ${b.labCpuS.toFixed(1)} s, lab peak RSS ${b.lab.peakMB.toFixed(0)} MB${b.peakWasReset ? '' : ' (since the lab started: clear_refs not writable)'}`,
+  );
+  s3.destroy();
+  console.log(`\n3. the ingest path alone on the same object (ingest handler in a plain node process)`);
+  const r = await runIngestPath(scratch, endpoints, b, big.bytes, bigSamples);
+  const sampled = r.result.rssSamplesKiB;
+  console.log(
+    `  handler ${seconds(r.result.ms)} (CPU ${seconds(r.result.cpuMs)}; process ${seconds(r.processMs)} spawn to exit), peak RSS ${kibToMB(r.result.rss.peakKiB).toFixed(1)} MB ${r.result.rss.source}; RSS sampled while ingesting: median ${kibToMB(median(sampled)).toFixed(0)} MB, max ${kibToMB(Math.max(...sampled)).toFixed(0)} MB`,
+  );
+  return { mix: m, big: b, runner: r };
+}
+
+const heading = (text: string): string[] => [text, '', '', ''];
+const figure = (text: string, value: string): string[] => [text, value, '', ''];
+
+function mixRows(m: MixResult): string[][] {
+  const perSecond = m.windowMs / 1000;
+  return [
+    heading(
+      `${m.files} files, ${megabytes(m.bytes)} (${(MIN_BYTES / 1000).toFixed(0)} KB-${(MAX_BYTES / MB).toFixed(0)} MB), concurrency ${CONCURRENCY}`,
+    ),
+    figure('  files/s (first PUT sent to last ready)', (m.files / perSecond).toFixed(1)),
+    figure('  samples/s', count(Math.round(m.samples / perSecond))),
+    figure('  MB/s', (m.bytes / MB / perSecond).toFixed(2)),
+    figure('  PUT to ready, p50', seconds(percentile(m.latenciesMs, 50))),
+    figure('  PUT to ready, p99', seconds(percentile(m.latenciesMs, 99))),
+    figure('  lab process CPU time meanwhile', seconds(m.labCpuS * 1000)),
+    figure('  lab process peak RSS (dynalite + s3rver + handler)', `${m.lab.peakMB.toFixed(0)} MB`),
+    figure(
+      '    largest anonymous / file-backed part (sampled)',
+      `${m.lab.anonMB.toFixed(0)} / ${m.lab.fileMB.toFixed(0)} MB`,
+    ),
+  ];
+}
+
+function bigRows(log: GeneratedLog, b: BigResult, r: RunnerRun, rssMet: boolean): string[][] {
+  return [
+    heading(
+      `${megabytes(log.bytes)} Solaris iostat -xn log (${log.devices} devices, ${count(log.reports * log.devices)} samples)`,
+    ),
+    figure('  PUT to ready, through the lab', seconds(b.readyMs)),
+    figure('  lab process CPU time meanwhile', seconds(b.labCpuS * 1000)),
+    figure('  lab process peak RSS meanwhile', `${b.lab.peakMB.toFixed(0)} MB`),
+    figure(
+      '    largest anonymous / file-backed part (sampled)',
+      `${b.lab.anonMB.toFixed(0)} / ${b.lab.fileMB.toFixed(0)} MB`,
+    ),
+    figure('  ingest path alone: handler wall time / CPU time', `${seconds(r.result.ms)} / ${seconds(r.result.cpuMs)}`),
+    [
+      '  ingest path alone: peak RSS (VmHWM)',
+      `${kibToMB(r.result.rss.peakKiB).toFixed(1)} MB`,
+      `<= ${RSS_TARGET_MB} MB`,
+      rssMet ? 'met' : 'NOT met',
+    ],
+  ];
+}
+
+function printSummary(log: GeneratedLog, phases: Phases): void {
+  const runnerPeakMB = kibToMB(phases.runner.result.rss.peakKiB);
+  const rssMet = runnerPeakMB <= RSS_TARGET_MB;
+  const rows = [
+    ['figure', 'value', 'target', ''],
+    ...mixRows(phases.mix),
+    ...bigRows(log, phases.big, phases.runner, rssMet),
+  ];
+  console.log('\nwall clock on this machine (CPU times show how much of it the processes got); 1 MB = 10^6 bytes:\n');
+  console.log(table(rows, (c) => c === 1 || c === 2));
+  console.log(
+    `\ntargets: ${rssMet ? 'all met' : `NOT met: ingest path peak RSS ${runnerPeakMB.toFixed(0)} MB > ${RSS_TARGET_MB} MB`}`,
+  );
+}
+
+async function main(): Promise<number> {
+  const benchStarted = performance.now();
+  console.log('benchdrop ingest benchmark (npm run bench:ingest)');
+  console.log(
+    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}`,
+  );
+  console.log(`load average at start: ${loadAverage()} (other processes on this machine share its CPUs)`);
+  const inputs = await prepareInputs();
   const scratch = await mkdtemp(join(tmpdir(), 'benchdrop-bench-ingest-'));
   let lab: LabProcess | undefined;
   let failed = false;
   try {
-    started = performance.now();
-    lab = await LabProcess.start({ dataDir: join(scratch, 'lab'), fresh: true, args: ['--no-samples'], env: clientEnv(scratch), timeoutMs: 120_000 });
-    const endpoints = lab.endpoints;
-    console.log(`lab: pid ${lab.pid}, ready in ${seconds(performance.now() - started)}; S3 ${endpoints.s3Endpoint}, API ${endpoints.apiUrl}`);
-    const s3 = createS3Client({ region: endpoints.region, s3Endpoint: endpoints.s3Endpoint, credentials: LAB_CREDENTIALS });
-
-    console.log(`\n1. ${mix.files.length} files at concurrency ${CONCURRENCY}`);
-    const m = await uploadMix(s3, endpoints, mix.files, mix.dir, lab.pid);
-    console.log(`  all ready: ${m.runs} runs, ${count(m.samples)} samples (as uploaded); lab CPU ${m.labCpuS.toFixed(1)} s over ${seconds(m.windowMs)}`);
-
-    console.log(`\n2. the ${megabytes(big.bytes)} log through the lab`);
-    const b = await uploadBig(s3, endpoints, big.path, big.bytes, bigSamples, lab.pid);
-    console.log(`  ready after ${seconds(b.readyMs)}, ${count(bigSamples)} samples (as uploaded); lab CPU ${b.labCpuS.toFixed(1)} s, lab peak RSS ${b.lab.peakMB.toFixed(0)} MB${b.peakWasReset ? '' : ' (since the lab started: clear_refs not writable)'}`);
-    s3.destroy();
-
-    console.log(`\n3. the ingest path alone on the same object (ingest handler in a plain node process)`);
-    const r = await runIngestPath(scratch, endpoints, b, big.bytes, bigSamples);
-    const runnerPeakMB = kibToMB(r.result.rss.peakKiB);
-    const sampled = r.result.rssSamplesKiB;
-    console.log(
-      `  handler ${seconds(r.result.ms)} (CPU ${seconds(r.result.cpuMs)}; process ${seconds(r.processMs)} spawn to exit), peak RSS ${runnerPeakMB.toFixed(1)} MB ${r.result.rss.source}; RSS sampled while ingesting: median ${kibToMB(median(sampled)).toFixed(0)} MB, max ${kibToMB(Math.max(...sampled)).toFixed(0)} MB`,
-    );
-
-    const latencies = m.latenciesMs;
-    const rssMet = runnerPeakMB <= RSS_TARGET_MB;
-    const rows: string[][] = [
-      ['figure', 'value', 'target', ''],
-      [`${m.files} files, ${megabytes(m.bytes)} (${(MIN_BYTES / 1000).toFixed(0)} KB-${(MAX_BYTES / MB).toFixed(0)} MB), concurrency ${CONCURRENCY}`, '', '', ''],
-      ['  files/s (first PUT sent to last ready)', (m.files / (m.windowMs / 1000)).toFixed(1), '', ''],
-      ['  samples/s', count(Math.round(m.samples / (m.windowMs / 1000))), '', ''],
-      ['  MB/s', (m.bytes / MB / (m.windowMs / 1000)).toFixed(2), '', ''],
-      ['  PUT to ready, p50', seconds(percentile(latencies, 50)), '', ''],
-      ['  PUT to ready, p99', seconds(percentile(latencies, 99)), '', ''],
-      ['  lab process CPU time meanwhile', seconds(m.labCpuS * 1000), '', ''],
-      ['  lab process peak RSS (dynalite + s3rver + handler)', `${m.lab.peakMB.toFixed(0)} MB`, '', ''],
-      ['    largest anonymous / file-backed part (sampled)', `${m.lab.anonMB.toFixed(0)} / ${m.lab.fileMB.toFixed(0)} MB`, '', ''],
-      [`${megabytes(big.bytes)} Solaris iostat -xn log (${big.devices} devices, ${count(bigSamples)} samples)`, '', '', ''],
-      ['  PUT to ready, through the lab', seconds(b.readyMs), '', ''],
-      ['  lab process CPU time meanwhile', seconds(b.labCpuS * 1000), '', ''],
-      ['  lab process peak RSS meanwhile', `${b.lab.peakMB.toFixed(0)} MB`, '', ''],
-      ['    largest anonymous / file-backed part (sampled)', `${b.lab.anonMB.toFixed(0)} / ${b.lab.fileMB.toFixed(0)} MB`, '', ''],
-      ['  ingest path alone: handler wall time / CPU time', `${seconds(r.result.ms)} / ${seconds(r.result.cpuMs)}`, '', ''],
-      ['  ingest path alone: peak RSS (VmHWM)', `${runnerPeakMB.toFixed(1)} MB`, `<= ${RSS_TARGET_MB} MB`, rssMet ? 'met' : 'NOT met'],
-    ];
-    console.log('\nwall clock on this machine (CPU times show how much of it the processes got); 1 MB = 10^6 bytes:\n');
-    console.log(table(rows, (c) => c === 1 || c === 2));
-    console.log(`\ntargets: ${rssMet ? 'all met' : `NOT met: ingest path peak RSS ${runnerPeakMB.toFixed(0)} MB > ${RSS_TARGET_MB} MB`}`);
+    lab = await startLab(scratch);
+    printSummary(inputs.big, await runPhases(scratch, lab, inputs));
   } catch (error) {
     failed = true;
     if (error instanceof CheckFailed) console.log(`\nCHECK FAILED: ${error.message}`);
@@ -418,7 +574,7 @@ async function main(): Promise<number> {
     }
     await rm(scratch, { recursive: true, force: true });
   }
-  console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; bench:ingest took ${seconds(performance.now() - benchStarted)}`);
+  console.log(`load average at end: ${loadAverage()}; bench:ingest took ${seconds(performance.now() - benchStarted)}`);
   if (failed) console.log('\nbench FAILED: see above');
   return failed ? 1 : 0;
 }

@@ -12,23 +12,25 @@
  *      invocation's timeout, and nothing of it left in the table.
  *
  * S3 is s3rver in this process, DynamoDB dynalite in a child process of its own
- * (test/support/emulators.ts); the runner is a third process. Exit 1 when a
+ * (harness/emulators.ts); the runner is a third process. Exit 1 when a
  * check fails; a missed target is only reported.
  */
 import '../shared/node-support-notice.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { sequencerGenerator, type S3EventRecordInput } from '../infra/local/events.ts';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { s3EventRecord, sequencerGenerator, type S3EventRecordInput } from '../infra/local/events.ts';
 import { ENV, INGEST_LIMITS, LAB_DEFAULTS } from '../shared/config.ts';
-import { uploadPk, uploadSk } from '../shared/store/keys.ts';
-import type { UploadRecord } from '../shared/store/records.ts';
-import { REGION, startEmulators, type Emulators } from '../test/support/emulators.ts';
-import { solarisDevices, solarisIostatLog } from '../test/support/logs.ts';
-import '../test/support/quiet.ts';
+import { objectRefOf } from '../shared/ingest.ts';
+import { runPk } from '../shared/store/keys.ts';
+import type { UploadRecord } from '../shared/store/items.ts';
+import { REGION, startEmulators, type Emulators } from '../harness/emulators.ts';
+import { solarisDevices, solarisIostatLog } from '../harness/logs.ts';
+import { getUpload } from '../harness/table.ts';
+import '../harness/quiet.ts';
 import { bundleIngestRunner, createRunnerTable, runIngestRunner, type RunnerEndpoints } from './runner-process.ts';
-import { table } from './stats.ts';
+import { loadAverage, table } from './stats.ts';
 
 const RSS_TARGET_MB = 512;
 /** A single invocation's time: a delete that takes longer goes on in continuation messages. */
@@ -47,7 +49,8 @@ const count = (n: number) => n.toLocaleString('en-US');
 /** `series` series as Solaris sessions of at most SESSION_DEVICES devices. */
 function wideLog(series: number, reports: number): string {
   const sessions: string[] = [];
-  for (let left = series; left > 0; left -= SESSION_DEVICES) sessions.push(solarisIostatLog({ reports, devices: solarisDevices(Math.min(left, SESSION_DEVICES)) }));
+  for (let left = series; left > 0; left -= SESSION_DEVICES)
+    sessions.push(solarisIostatLog({ reports, devices: solarisDevices(Math.min(left, SESSION_DEVICES)) }));
   return sessions.join('');
 }
 
@@ -61,87 +64,158 @@ interface Context {
 
 async function putLog(ctx: Context, key: string, body: string): Promise<S3EventRecordInput> {
   const put = await ctx.env.put(key, body);
-  return { eventName: 'ObjectCreated:Put', bucket: ctx.env.bucket, key, size: put.size, eTag: put.eTag, sequencer: ctx.sequencer() };
+  return {
+    eventName: 'ObjectCreated:Put',
+    bucket: ctx.env.bucket,
+    key,
+    size: put.size,
+    eTag: put.eTag,
+    sequencer: ctx.sequencer(),
+  };
 }
 
 async function uploadRecord(ctx: Context, record: S3EventRecordInput): Promise<UploadRecord | undefined> {
-  const version = `${record.eTag}.${record.sequencer}`;
-  const got = await ctx.env.db.send(new GetCommand({ TableName: TABLE, Key: { pk: uploadPk(record.bucket, record.key), sk: uploadSk(version) } }));
-  return got.Item as UploadRecord | undefined;
+  const { version } = objectRefOf(s3EventRecord(record));
+  return (await getUpload({ db: ctx.env.db, tableName: TABLE }, record.bucket, record.key, version)) as
+    UploadRecord | undefined;
 }
+
+/** Every run partition's key starts so. */
+const RUN_PK_PREFIX = runPk('');
 
 /** Items of the table whose partition is a run (left behind if any after a delete). */
 async function runItems(ctx: Context): Promise<number> {
   let items = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await ctx.env.db.send(new ScanCommand({ TableName: TABLE, ExclusiveStartKey: start, ProjectionExpression: 'pk' }));
-    items += (page.Items ?? []).filter((i) => String(i['pk']).startsWith('RUN#')).length;
+    const page = await ctx.env.db.send(
+      new ScanCommand({ TableName: TABLE, ExclusiveStartKey: start, ProjectionExpression: 'pk' }),
+    );
+    items += (page.Items ?? []).filter((i) => String(i['pk']).startsWith(RUN_PK_PREFIX)).length;
     start = page.LastEvaluatedKey;
   } while (start);
   return items;
 }
 
+const removalOf = (ctx: Context, uploaded: S3EventRecordInput): S3EventRecordInput => ({
+  eventName: 'ObjectRemoved:DeleteMarkerCreated',
+  bucket: uploaded.bucket,
+  key: uploaded.key,
+  sequencer: ctx.sequencer(),
+});
+
+/** Step 1: the widest file admitted, ingested; its peak RSS in MB. */
+async function ingestWidest(ctx: Context): Promise<{ record: S3EventRecordInput; peakMB: number }> {
+  console.log(
+    `\n1. the widest file admitted: ${count(WIDE_SERIES)} series (${WIDE_SERIES / SESSION_DEVICES} sessions x ${count(SESSION_DEVICES)} devices, 20 reports)`,
+  );
+  const wideBody = wideLog(WIDE_SERIES, 20);
+  const wide = await putLog(ctx, 'wide/limit.iostat.txt', wideBody);
+  const wideRun = await runIngestRunner(ctx.bundle, ctx.scratch, ctx.endpoints, TABLE, wide);
+  const wideRecord = await uploadRecord(ctx, wide);
+  if (wideRecord?.status !== 'ready' || wideRecord.runCount !== WIDE_SERIES / SESSION_DEVICES)
+    throw new CheckFailed(`the widest file: ${JSON.stringify(wideRecord)?.slice(0, 300)}`);
+  const peakMB = (wideRun.result.rss.peakKiB * 1024) / MB;
+  console.log(
+    `  ${(wideBody.length / MB).toFixed(1)} MB ready in ${seconds(wideRun.result.ms)} (CPU ${seconds(wideRun.result.cpuMs)}), peak RSS ${peakMB.toFixed(0)} MB ${wideRun.result.rss.source}`,
+  );
+  return { record: wide, peakMB };
+}
+
+/** Step 2: one series more fails at the row that passes the limit. */
+async function ingestOneMore(ctx: Context): Promise<void> {
+  console.log(`\n2. one series more: ${count(WIDE_SERIES + 1)}`);
+  const over = await putLog(ctx, 'wide/over.iostat.txt', wideLog(WIDE_SERIES + 1, 2));
+  await runIngestRunner(ctx.bundle, ctx.scratch, ctx.endpoints, TABLE, over);
+  const overRecord = await uploadRecord(ctx, over);
+  if (
+    overRecord?.status !== 'failed' ||
+    !/more than this lab's limit of 20,000/.test(overRecord.message ?? '') ||
+    !(overRecord.line! > 0)
+  )
+    throw new CheckFailed(`one series more: ${JSON.stringify(overRecord)?.slice(0, 400)}`);
+  console.log(`  failed at line ${overRecord.line}: ${overRecord.message?.slice(0, 140)}...`);
+}
+
+/** Step 3: a big upload ingested with the limit raised, then deleted (and the widest file too); the delete's seconds. */
+async function ingestAndDelete(ctx: Context, wide: S3EventRecordInput): Promise<number> {
+  console.log(`\n3. a ${count(DELETE_SERIES)}-series upload, ingested (limit raised for it), then deleted`);
+  const big = await putLog(ctx, 'wide/fifty.iostat.txt', wideLog(DELETE_SERIES, 3));
+  const raised = { [ENV.maxSeriesPerFile]: String(DELETE_SERIES) };
+  const bigRun = await runIngestRunner(ctx.bundle, ctx.scratch, ctx.endpoints, TABLE, big, raised);
+  if ((await uploadRecord(ctx, big))?.status !== 'ready')
+    throw new CheckFailed('the 50,000-series upload did not end ready');
+  const itemsBefore = await runItems(ctx);
+  console.log(
+    `  ingested in ${seconds(bigRun.result.ms)}, peak RSS ${((bigRun.result.rss.peakKiB * 1024) / MB).toFixed(0)} MB; ${count(itemsBefore)} run items in the table`,
+  );
+  const deleteRun = await runIngestRunner(ctx.bundle, ctx.scratch, ctx.endpoints, TABLE, removalOf(ctx, big));
+  const bigLeft = (await uploadRecord(ctx, big))?.status;
+  await runIngestRunner(ctx.bundle, ctx.scratch, ctx.endpoints, TABLE, removalOf(ctx, wide));
+  const itemsAfter = await runItems(ctx);
+  if (bigLeft !== 'deleted' || itemsAfter !== 0)
+    throw new CheckFailed(`after the deletes: record ${bigLeft}, ${itemsAfter} run items left`);
+  console.log(
+    `  deleted in ${seconds(deleteRun.result.ms)} (CPU ${seconds(deleteRun.result.cpuMs)}); 0 run items left`,
+  );
+  return deleteRun.result.ms / 1000;
+}
+
+function printTargets(widePeakMB: number, deleteS: number): void {
+  const rssMet = widePeakMB <= RSS_TARGET_MB;
+  const deleteMet = deleteS <= DELETE_TARGET_S;
+  const rows = [
+    ['figure', 'value', 'target', ''],
+    [
+      `ingest path peak RSS, ${count(WIDE_SERIES)} series (VmHWM)`,
+      `${widePeakMB.toFixed(0)} MB`,
+      `<= ${RSS_TARGET_MB} MB`,
+      rssMet ? 'met' : 'NOT met',
+    ],
+    [
+      `delete of ${count(DELETE_SERIES)} series, one invocation`,
+      `${deleteS.toFixed(1)} s`,
+      `<= ${DELETE_TARGET_S} s`,
+      deleteMet ? 'met' : 'NOT met',
+    ],
+  ];
+  console.log(`\n${table(rows, (c) => c === 1 || c === 2)}`);
+  const missed = [
+    ...(rssMet ? [] : [`peak RSS ${widePeakMB.toFixed(0)} MB > ${RSS_TARGET_MB} MB`]),
+    ...(deleteMet ? [] : [`delete ${deleteS.toFixed(0)} s > ${DELETE_TARGET_S} s`]),
+  ];
+  console.log(`\ntargets: ${missed.length === 0 ? 'all met' : `NOT met: ${missed.join('; ')}`}`);
+}
+
 async function main(): Promise<number> {
   const started = performance.now();
   console.log('benchdrop limits benchmark (npm run bench:limits)');
-  console.log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}); node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}); node ${process.version}; load average ${loadAverage()}`,
+  );
   const scratch = await mkdtemp(join(tmpdir(), 'benchdrop-bench-limits-'));
   const env = await startEmulators({ dynaliteProcess: true, maxUploadBytes: LAB_DEFAULTS.maxUploadMB * MB });
   let failed = false;
   try {
-    const ctx: Context = { env, endpoints: { region: REGION, s3Endpoint: env.s3Endpoint, dynamodbEndpoint: env.dynamodbEndpoint }, bundle: await bundleIngestRunner(), scratch, sequencer: sequencerGenerator() };
+    const ctx: Context = {
+      env,
+      endpoints: { region: REGION, s3Endpoint: env.s3Endpoint, dynamodbEndpoint: env.dynamodbEndpoint },
+      bundle: await bundleIngestRunner(),
+      scratch,
+      sequencer: sequencerGenerator(),
+    };
     await createRunnerTable(ctx.endpoints, TABLE);
-
-    console.log(`\n1. the widest file admitted: ${count(WIDE_SERIES)} series (${WIDE_SERIES / SESSION_DEVICES} sessions x ${count(SESSION_DEVICES)} devices, 20 reports)`);
-    const wideBody = wideLog(WIDE_SERIES, 20);
-    const wide = await putLog(ctx, 'wide/limit.iostat.txt', wideBody);
-    const wideRun = await runIngestRunner(ctx.bundle, scratch, ctx.endpoints, TABLE, wide);
-    const wideRecord = await uploadRecord(ctx, wide);
-    if (wideRecord?.status !== 'ready' || wideRecord.runCount !== WIDE_SERIES / SESSION_DEVICES) throw new CheckFailed(`the widest file: ${JSON.stringify(wideRecord)?.slice(0, 300)}`);
-    const widePeakMB = (wideRun.result.rss.peakKiB * 1024) / MB;
-    console.log(`  ${(wideBody.length / MB).toFixed(1)} MB ready in ${seconds(wideRun.result.ms)} (CPU ${seconds(wideRun.result.cpuMs)}), peak RSS ${widePeakMB.toFixed(0)} MB ${wideRun.result.rss.source}`);
-
-    console.log(`\n2. one series more: ${count(WIDE_SERIES + 1)}`);
-    const over = await putLog(ctx, 'wide/over.iostat.txt', wideLog(WIDE_SERIES + 1, 2));
-    await runIngestRunner(ctx.bundle, scratch, ctx.endpoints, TABLE, over);
-    const overRecord = await uploadRecord(ctx, over);
-    if (overRecord?.status !== 'failed' || !/more than this lab's limit of 20,000/.test(overRecord.message ?? '') || !(overRecord.line! > 0)) throw new CheckFailed(`one series more: ${JSON.stringify(overRecord)?.slice(0, 400)}`);
-    console.log(`  failed at line ${overRecord.line}: ${overRecord.message?.slice(0, 140)}...`);
-
-    console.log(`\n3. a ${count(DELETE_SERIES)}-series upload, ingested (limit raised for it), then deleted`);
-    const big = await putLog(ctx, 'wide/fifty.iostat.txt', wideLog(DELETE_SERIES, 3));
-    const raised = { [ENV.maxSeriesPerFile]: String(DELETE_SERIES) };
-    const bigRun = await runIngestRunner(ctx.bundle, scratch, ctx.endpoints, TABLE, big, raised);
-    if ((await uploadRecord(ctx, big))?.status !== 'ready') throw new CheckFailed('the 50,000-series upload did not end ready');
-    const itemsBefore = await runItems(ctx);
-    console.log(`  ingested in ${seconds(bigRun.result.ms)}, peak RSS ${((bigRun.result.rss.peakKiB * 1024) / MB).toFixed(0)} MB; ${count(itemsBefore)} run items in the table`);
-    const removal: S3EventRecordInput = { eventName: 'ObjectRemoved:DeleteMarkerCreated', bucket: big.bucket, key: big.key, sequencer: ctx.sequencer() };
-    const deleteRun = await runIngestRunner(ctx.bundle, scratch, ctx.endpoints, TABLE, removal);
-    const deleteS = deleteRun.result.ms / 1000;
-    const bigLeft = (await uploadRecord(ctx, big))?.status;
-    await runIngestRunner(ctx.bundle, scratch, ctx.endpoints, TABLE, { eventName: 'ObjectRemoved:DeleteMarkerCreated', bucket: wide.bucket, key: wide.key, sequencer: ctx.sequencer() });
-    const itemsAfter = await runItems(ctx);
-    if (bigLeft !== 'deleted' || itemsAfter !== 0) throw new CheckFailed(`after the deletes: record ${bigLeft}, ${itemsAfter} run items left`);
-    console.log(`  deleted in ${seconds(deleteRun.result.ms)} (CPU ${seconds(deleteRun.result.cpuMs)}); 0 run items left`);
-
-    const rssMet = widePeakMB <= RSS_TARGET_MB;
-    const deleteMet = deleteS <= DELETE_TARGET_S;
-    console.log(
-      `\n${table(
-        [
-          ['figure', 'value', 'target', ''],
-          [`ingest path peak RSS, ${count(WIDE_SERIES)} series (VmHWM)`, `${widePeakMB.toFixed(0)} MB`, `<= ${RSS_TARGET_MB} MB`, rssMet ? 'met' : 'NOT met'],
-          [`delete of ${count(DELETE_SERIES)} series, one invocation`, `${deleteS.toFixed(1)} s`, `<= ${DELETE_TARGET_S} s`, deleteMet ? 'met' : 'NOT met'],
-        ],
-        (c) => c === 1 || c === 2,
-      )}`,
-    );
-    const missed = [...(rssMet ? [] : [`peak RSS ${widePeakMB.toFixed(0)} MB > ${RSS_TARGET_MB} MB`]), ...(deleteMet ? [] : [`delete ${deleteS.toFixed(0)} s > ${DELETE_TARGET_S} s`])];
-    console.log(`\ntargets: ${missed.length === 0 ? 'all met' : `NOT met: ${missed.join('; ')}`}`);
+    const wide = await ingestWidest(ctx);
+    await ingestOneMore(ctx);
+    const deleteS = await ingestAndDelete(ctx, wide.record);
+    printTargets(wide.peakMB, deleteS);
   } catch (error) {
     failed = true;
-    console.log(error instanceof CheckFailed ? `\nCHECK FAILED: ${error.message}` : `\nFAILED: ${(error as Error).stack ?? String(error)}`);
+    console.log(
+      error instanceof CheckFailed
+        ? `\nCHECK FAILED: ${error.message}`
+        : `\nFAILED: ${(error as Error).stack ?? String(error)}`,
+    );
   } finally {
     await env.stop();
     await rm(scratch, { recursive: true, force: true });

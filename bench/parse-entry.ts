@@ -61,7 +61,13 @@ function onRun(run: Run): void {
   warnings += run.warnings.length;
   for (const w of run.warnings) if (firstWarnings.length < 5) firstWarnings.push(`line ${w.line}: ${w.message}`);
   for (const series of run.series) {
-    const line: DeviceMeans = { run: run.index, device: series.device, sampleCount: series.sampleCount, count: {}, mean: {} };
+    const line: DeviceMeans = {
+      run: run.index,
+      device: series.device,
+      sampleCount: series.sampleCount,
+      count: {},
+      mean: {},
+    };
     for (const metric of IOSTAT_METRICS) {
       const summary = series.summary[metric];
       if (summary === undefined) continue;
@@ -73,9 +79,18 @@ function onRun(run: Run): void {
 }
 
 const started = performance.now();
-const parsed = await parseFile(file, { keepSamples: false, parallel: process.env['BENCHDROP_SEQUENTIAL'] ? false : {} });
+const parsed = await parseFile(file, {
+  keepSamples: false,
+  parallel: process.env['BENCHDROP_SEQUENTIAL'] ? false : {},
+});
 for (const run of parsed.runs) onRun(run);
-const result = { format: parsed.format, dialect: parsed.format, lines: parsed.lines, bytes: statSync(file).size, runs: parsed.runs.length };
+const result = {
+  format: parsed.format,
+  dialect: parsed.format,
+  lines: parsed.lines,
+  bytes: statSync(file).size,
+  runs: parsed.runs.length,
+};
 const parseMs = performance.now() - started;
 
 const totals: ParseTotals = {

@@ -35,7 +35,7 @@
 import '../shared/node-support-notice.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { availableParallelism, cpus, totalmem } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -43,7 +43,7 @@ import { ensureLog, LOG_KINDS, MB, OUT_DIR, sizeFromArgs, type GeneratedLog, typ
 import type { DeviceMeans, ParseTotals } from './parse-entry.ts';
 import { numberArg } from './args.ts';
 import { BIN, buildShipped } from './shipped.ts';
-import { median, table } from './stats.ts';
+import { loadAverage, median, table } from './stats.ts';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIR, '..');
@@ -54,11 +54,9 @@ const RATIO_TARGET = 0.5;
 const RSS_TARGET_MB = 150;
 /**
  * Memory is flat when the big file's peak RSS is at most this much above the
- * regular file's. Not zero: over a run five times as long the two threads' V8
- * heaps and malloc arenas settled a few MB higher (measured 83-84 MB at 200 MB,
- * 91-93 MB at 1 GB while each read allocated a fresh buffer; 77 and 77-78 MB
- * since the parser reads into reused buffers), while as little as 8 bytes
- * kept per line would add 93 MB.
+ * regular file's. Not zero: over a longer run the two threads' V8 heaps and malloc
+ * arenas settle a little higher, while keeping even a few bytes per line would grow
+ * with the file far past this margin (the figures are in BENCHMARKS.md).
  */
 const RSS_FLAT_MARGIN = 0.15;
 const BIG_KIND: LogKind = 'solaris';
@@ -107,7 +105,9 @@ const args = process.argv.slice(2);
 const sizeBytes = sizeFromArgs(args);
 
 const rounds = numberArg('--runs', 3, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
-const bigBytes = Math.round(numberArg('--big-mb', 1000, (n) => Number.isFinite(n) && n >= 0, 'a number of MB (0: no big file)') * MB);
+const bigBytes = Math.round(
+  numberArg('--big-mb', 1000, (n) => Number.isFinite(n) && n >= 0, 'a number of MB (0: no big file)') * MB,
+);
 const bigRounds = numberArg('--big-runs', 2, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
 const chosen = LOG_KINDS.filter((k) => args.includes(k));
 const kinds = chosen.length > 0 ? chosen : LOG_KINDS;
@@ -115,7 +115,9 @@ const kinds = chosen.length > 0 ? chosen : LOG_KINDS;
 /** The files measured, in order: each kind at the regular size, then the big Solaris log. */
 const plan: { kind: LogKind; bytes: number; rounds: number; big: boolean }[] = [
   ...kinds.map((kind) => ({ kind, bytes: sizeBytes, rounds, big: false })),
-  ...(bigBytes > sizeBytes && kinds.includes(BIG_KIND) ? [{ kind: BIG_KIND, bytes: bigBytes, rounds: bigRounds, big: true }] : []),
+  ...(bigBytes > sizeBytes && kinds.includes(BIG_KIND)
+    ? [{ kind: BIG_KIND, bytes: bigBytes, rounds: bigRounds, big: true }]
+    : []),
 ];
 
 // ---------------------------------------------------------------- helpers
@@ -135,7 +137,9 @@ function timed(command: string, commandArgs: readonly string[], what: string): T
   const ms = performance.now() - started;
   if (child.error) throw new Error(`${what}: ${child.error.message}`);
   if (child.status !== 0) {
-    throw new Error(`${what} exited with ${child.status ?? child.signal}:\n${(child.stderr || child.stdout).trim().slice(0, 4000)}`);
+    throw new Error(
+      `${what} exited with ${child.status ?? child.signal}:\n${(child.stderr || child.stdout).trim().slice(0, 4000)}`,
+    );
   }
   return { ms, stdout: child.stdout };
 }
@@ -234,10 +238,15 @@ function crossCheck(kind: LogKind, awk: AwkMeans, bd: BenchdropMeans): { problem
   const problems: string[] = [];
   let compared = 0;
   const { totals } = bd;
-  if (totals.runs !== 1) problems.push(`benchdrop found ${totals.runs} runs in the file, awk treats it as 1 (reports per run: ${totals.reports.join(', ')})`);
-  if (totals.reports[0] !== awk.reports) problems.push(`benchdrop counted ${totals.reports[0]} reports, awk ${awk.reports}`);
+  if (totals.runs !== 1)
+    problems.push(
+      `benchdrop found ${totals.runs} runs in the file, awk treats it as 1 (reports per run: ${totals.reports.join(', ')})`,
+    );
+  if (totals.reports[0] !== awk.reports)
+    problems.push(`benchdrop counted ${totals.reports[0]} reports, awk ${awk.reports}`);
   const byDevice = new Map(bd.devices.filter((d) => d.run === (bd.devices[0]?.run ?? 0)).map((d) => [d.device, d]));
-  for (const device of byDevice.keys()) if (!awk.devices.has(device)) problems.push(`device ${device}: in benchdrop's output only`);
+  for (const device of byDevice.keys())
+    if (!awk.devices.has(device)) problems.push(`device ${device}: in benchdrop's output only`);
   for (const [device, a] of awk.devices) {
     const b = byDevice.get(device);
     if (b === undefined) {
@@ -257,15 +266,19 @@ function crossCheck(kind: LogKind, awk: AwkMeans, bd: BenchdropMeans): { problem
         problems.push(`${device} ${metric}: no benchdrop summary (awk mean of ${names.join('+')} = ${expected})`);
         continue;
       }
-      if (b.count[metric] !== undefined && b.count[metric] !== a.count) problems.push(`${device} ${metric}: benchdrop summarised ${b.count[metric]} samples, awk ${a.count}`);
+      if (b.count[metric] !== undefined && b.count[metric] !== a.count)
+        problems.push(`${device} ${metric}: benchdrop summarised ${b.count[metric]} samples, awk ${a.count}`);
       const diff = Math.abs(actual - expected);
       const printed = b.printed?.[metric];
       if (printed !== undefined) {
-        if (diff > printedTolerance(printed)) problems.push(`${device} ${metric}: benchdrop parse printed ${printed}, awk ${names.join('+')} ${expected}`);
+        if (diff > printedTolerance(printed))
+          problems.push(`${device} ${metric}: benchdrop parse printed ${printed}, awk ${names.join('+')} ${expected}`);
         continue;
       }
       if (diff > TOLERANCE * Math.max(Math.abs(actual), Math.abs(expected)) && diff > 1e-12) {
-        problems.push(`${device} ${metric}: benchdrop ${actual}, awk ${names.join('+')} ${expected} (relative difference ${(diff / Math.max(Math.abs(actual), Math.abs(expected))).toExponential(2)})`);
+        problems.push(
+          `${device} ${metric}: benchdrop ${actual}, awk ${names.join('+')} ${expected} (relative difference ${(diff / Math.max(Math.abs(actual), Math.abs(expected))).toExponential(2)})`,
+        );
       }
     }
   }
@@ -297,16 +310,27 @@ interface Result {
   problems: string[];
 }
 
-async function main(): Promise<number> {
-  const benchStarted = performance.now();
+type PlannedFile = (typeof plan)[number];
+
+interface Bundles {
+  parse: string;
+  count: string;
+}
+
+function printMachine(): void {
   const awkVersion = sh('awk', ['-W', 'version']).split('\n')[0] || sh('awk', ['--version']).split('\n')[0];
   console.log('benchdrop parsing benchmark (npm run bench:parse)');
-  console.log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}; awk: ${awkVersion}`);
-  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes on this machine share its CPUs)`);
+  console.log(
+    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}; awk: ${awkVersion}`,
+  );
+  console.log(`load average at start: ${loadAverage()} (other processes on this machine share its CPUs)`);
   console.log(
     `files: ${plan.map((f) => `${f.kind} ${(f.bytes / MB).toFixed(0)} MB (${f.rounds} round${f.rounds === 1 ? '' : 's'})`).join(', ')}; each round times every side once; medians reported; 1 MB = 10^6 bytes`,
   );
+}
 
+/** Builds the command, and bundles the in-process entry and the line counter for plain `node`. */
+async function buildSides(): Promise<Bundles> {
   console.log(`built the command with npm run build (${buildShipped().toFixed(0)} ms)`);
   const started = performance.now();
   await build({
@@ -324,128 +348,264 @@ async function main(): Promise<number> {
     target: 'node20',
     logLevel: 'warning',
   });
-  const parseBundle = join(OUT_DIR, 'parse-entry.mjs');
-  const countBundle = join(OUT_DIR, 'count-lines-entry.mjs');
-  console.log(`bundled ${rel(parseBundle)} and ${rel(countBundle)} with esbuild (${(performance.now() - started).toFixed(0)} ms)`);
+  const bundles = { parse: join(OUT_DIR, 'parse-entry.mjs'), count: join(OUT_DIR, 'count-lines-entry.mjs') };
+  console.log(
+    `bundled ${rel(bundles.parse)} and ${rel(bundles.count)} with esbuild (${(performance.now() - started).toFixed(0)} ms)`,
+  );
+  return bundles;
+}
 
+function generateLog({ kind, bytes }: PlannedFile): GeneratedLog {
+  const genStarted = performance.now();
+  const log = ensureLog(kind, bytes);
+  console.log(
+    `\n${LABEL[kind]}: ${log.reused ? 'reusing' : 'generated'} ${rel(log.path)} (${(log.bytes / MB).toFixed(1)} MB, ${log.lines} lines, ${log.reports} reports x ${log.devices} devices${log.reused ? '' : `, ${((performance.now() - genStarted) / 1000).toFixed(1)} s`})`,
+  );
+  return log;
+}
+
+function emptyResult(log: GeneratedLog, big: boolean): Result {
+  return {
+    log,
+    big,
+    awkMs: [],
+    bdMs: [],
+    cliMs: [],
+    cliRssMB: undefined,
+    countMs: [],
+    bdInProcessMs: [],
+    rssMB: 0,
+    countLines: 0,
+    totals: undefined as unknown as ParseTotals,
+    compared: 0,
+    problems: [],
+  };
+}
+
+/** What each side printed in the first round: the later rounds must print the same. */
+interface FirstOutputs {
+  awk?: string;
+  bd?: string;
+  cli?: string;
+}
+
+const withoutTotals = (stdout: string) => stdout.split('\n').slice(0, -2).join('\n');
+
+/** One round: every side timed once, back to back, its output checked against the first round's. */
+function runRound(r: Result, round: number, bundles: Bundles, first: FirstOutputs): void {
+  const { path, kind } = r.log;
+  const count = timed(process.execPath, [bundles.count, path], 'node line count');
+  r.countMs.push(count.ms);
+  r.countLines = (JSON.parse(count.stdout) as { lines: number }).lines;
+  const awk = timed('awk', ['-f', AWK_SCRIPT[kind], path], `awk -f ${rel(AWK_SCRIPT[kind])}`);
+  r.awkMs.push(awk.ms);
+  const cli = timedWithRss(process.execPath, [BIN, 'parse', path], `node ${rel(BIN)} parse`);
+  r.cliMs.push(cli.ms);
+  if (cli.rssMB !== undefined) r.cliRssMB = Math.max(r.cliRssMB ?? 0, cli.rssMB);
+  if (first.cli !== undefined && cli.stdout !== first.cli)
+    r.problems.push(`benchdrop parse printed different means in round ${round}`);
+  first.cli ??= cli.stdout;
+  const bd = timed(process.execPath, [bundles.parse, path], `node ${rel(bundles.parse)}`);
+  r.bdMs.push(bd.ms);
+  const parsed = readBenchdrop(bd.stdout);
+  r.totals = parsed.totals;
+  if (parsed.totals.execArgv.length > 0)
+    throw new Error(
+      `the benchdrop process ran with node flags ${parsed.totals.execArgv.join(' ')}: RSS would include them`,
+    );
+  r.bdInProcessMs.push(parsed.totals.parseMs);
+  const rssMB = (parsed.totals.rss.peakKiB * 1024) / MB;
+  r.rssMB = Math.max(r.rssMB, rssMB);
+  if (first.awk !== undefined && awk.stdout !== first.awk)
+    r.problems.push(`awk printed different means in round ${round}`);
+  if (first.bd !== undefined && withoutTotals(bd.stdout) !== withoutTotals(first.bd))
+    r.problems.push(`benchdrop printed different means in round ${round}`);
+  first.awk ??= awk.stdout;
+  first.bd ??= bd.stdout;
+  console.log(
+    `  round ${round}: line count ${(count.ms / 1000).toFixed(2)} s, awk ${(awk.ms / 1000).toFixed(2)} s, benchdrop parse ${(cli.ms / 1000).toFixed(2)} s (peak RSS ${cli.rssMB?.toFixed(1) ?? 'not measured'} MB), in-process entry ${(bd.ms / 1000).toFixed(2)} s (parse ${(parsed.totals.parseMs / 1000).toFixed(2)} s in-process, peak RSS ${rssMB.toFixed(1)} MB ${parsed.totals.rss.source}, maxRSS ${((parsed.totals.rss.maxRSSKiB * 1024) / MB).toFixed(1)} MB)`,
+  );
+}
+
+/** A file's rounds, then both benchdrop sides' means checked against awk's. */
+function measureFile(log: GeneratedLog, { rounds, big }: PlannedFile, bundles: Bundles): Result {
+  timed(process.execPath, [bundles.count, log.path], 'warm-up read');
+  const r = emptyResult(log, big);
+  const first: FirstOutputs = {};
+  for (let round = 1; round <= rounds; round++) runRound(r, round, bundles, first);
+  const awkMeans = readAwk(first.awk!);
+  const check = crossCheck(log.kind, awkMeans, readBenchdrop(first.bd!));
+  const cliCheck = crossCheck(log.kind, awkMeans, readCliTable(first.cli!));
+  r.compared = check.compared;
+  r.problems.push(...check.problems, ...cliCheck.problems.map((p) => `benchdrop parse: ${p}`));
+  return r;
+}
+
+/** Prints what the cross-check found; true when it found no problem. */
+function reportCrossCheck(r: Result): boolean {
+  if (r.totals.warnings > 0)
+    console.log(`  benchdrop warnings: ${r.totals.warnings}; first: ${r.totals.firstWarnings.join(' | ')}`);
+  if (r.totals.lines !== r.countLines)
+    console.log(`  note: benchdrop counted ${r.totals.lines} lines, the '\\n' count is ${r.countLines}`);
+  if (r.problems.length > 0) {
+    console.log(`  CROSS-CHECK FAILED (${r.problems.length} problem(s)):`);
+    for (const p of r.problems.slice(0, 12)) console.log(`    ${p}`);
+    return false;
+  }
+  console.log(
+    `  cross-check: ${r.compared} per-device means (${Object.keys(CROSS_CHECK[r.log.kind]).join(', ')}) agree with awk's to ${TOLERANCE} relative (the in-process entry) and to their printed digits (benchdrop parse's table); benchdrop read ${r.totals.runs} run (${r.totals.dialects.join(', ')}, ${r.totals.reports.join('+')} reports)`,
+  );
+  return true;
+}
+
+type Side = (typeof SIDES)[number];
+
+/** The tables and verdicts of the summary, filled side by side. */
+interface Summary {
+  rows: string[][];
+  refRows: string[][];
+  flatLines: string[];
+  unmet: string[];
+}
+
+function emptySummary(): Summary {
+  const rows = [
+    [
+      'file',
+      'side',
+      'size MB',
+      'rounds',
+      'awk s',
+      'benchdrop s',
+      'benchdrop MB/s',
+      `benchdrop / awk (<= ${RATIO_TARGET})`,
+      'benchdrop / line count',
+      `peak RSS MB (<= ${RSS_TARGET_MB})`,
+      'targets',
+    ],
+  ];
+  const refRows = [
+    ['file', 'lines', 'line count s', 'line count MB/s', 'benchdrop parse / line count', 'awk / line count'],
+  ];
+  return { rows, refRows, flatLines: [], unmet: [] };
+}
+
+/** Memory flat: the big file's peak RSS against the same platform's regular file. */
+function checkMemoryFlat(side: Side, results: Result[], misses: Map<Result, string[]>, flatLines: string[]): void {
+  for (const big of results.filter((r) => r.big)) {
+    const regular = results.find((r) => !r.big && r.log.kind === big.log.kind);
+    const bigRss = side.rssMB(big);
+    const regularRss = regular && side.rssMB(regular);
+    if (regularRss === undefined || bigRss === undefined) {
+      flatLines.push(
+        `memory flat, ${side.name}: not measured (no ${(sizeBytes / MB).toFixed(0)} MB ${big.log.kind} file or no peak RSS to compare ${basename(big.log.path)} with)`,
+      );
+      continue;
+    }
+    const limit = regularRss * (1 + RSS_FLAT_MARGIN);
+    const met = bigRss <= limit;
+    if (!met)
+      misses
+        .get(big)!
+        .push(
+          `${side.name}: peak RSS ${bigRss.toFixed(1)} MB more than ${RSS_FLAT_MARGIN * 100} % above ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB`,
+        );
+    flatLines.push(
+      `memory flat, ${side.name}: peak RSS ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB, ${bigRss.toFixed(1)} MB at ${(big.log.bytes / MB).toFixed(0)} MB (x${(bigRss / regularRss).toFixed(2)}; target: at most ${RSS_FLAT_MARGIN * 100} % more, <= ${limit.toFixed(1)} MB, and <= ${RSS_TARGET_MB} MB): ${met ? 'met' : 'NOT MET'}`,
+    );
+  }
+}
+
+/** One file's row for one side, with its targets; the read-limit row once, with the first side. */
+function addFileRows(side: Side, r: Result, own: string[], summary: Summary): void {
+  const sizeMB = r.log.bytes / MB;
+  const ms = side.ms(r);
+  const sideS = median(ms) / 1000;
+  // Each round runs the sides back to back: the median of a round's ratios is
+  // steadier than a ratio of medians when the machine's speed drifts between rounds.
+  const ratio = median(ms.map((m, i) => m / r.awkMs[i]!));
+  const toCount = median(ms.map((m, i) => m / r.countMs[i]!));
+  const rss = side.rssMB(r);
+  if (ratio > RATIO_TARGET) own.unshift(`${side.name}: ratio to awk ${ratio.toFixed(2)} > ${RATIO_TARGET}`);
+  if (rss === undefined) own.unshift(`${side.name}: peak RSS not measured (no ${GNU_TIME})`);
+  else if (rss > RSS_TARGET_MB) own.unshift(`${side.name}: peak RSS ${rss.toFixed(0)} MB > ${RSS_TARGET_MB}`);
+  const name = basename(r.log.path);
+  for (const m of own) summary.unmet.push(`${name} ${m}`);
+  summary.rows.push([
+    name,
+    side.name,
+    sizeMB.toFixed(1),
+    String(ms.length),
+    (median(r.awkMs) / 1000).toFixed(2),
+    sideS.toFixed(2),
+    (sizeMB / sideS).toFixed(1),
+    ratio.toFixed(2),
+    toCount.toFixed(2),
+    rss?.toFixed(1) ?? '-',
+    own.length === 0 ? 'met' : 'NOT MET',
+  ]);
+  if (side !== SIDES[0]) return;
+  const countS = median(r.countMs) / 1000;
+  summary.refRows.push([
+    name,
+    String(r.countLines),
+    countS.toFixed(2),
+    (sizeMB / countS).toFixed(1),
+    toCount.toFixed(2),
+    median(r.awkMs.map((m, i) => m / r.countMs[i]!)).toFixed(2),
+  ]);
+}
+
+function summarise(results: Result[]): Summary {
+  const summary = emptySummary();
+  for (const side of SIDES) {
+    const misses = new Map<Result, string[]>(results.map((r) => [r, []]));
+    checkMemoryFlat(side, results, misses, summary.flatLines);
+    for (const r of results) addFileRows(side, r, misses.get(r)!, summary);
+  }
+  return summary;
+}
+
+function printSummary(results: Result[], failed: boolean, benchStarted: number): void {
+  const { rows, refRows, flatLines, unmet } = summarise(results);
+  console.log(
+    "\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio). `benchdrop parse` is the command as a user runs it (node bin/benchdrop.js parse FILE, peak RSS by GNU time); `in-process entry` is parseFile alone in a bundle (peak RSS by VmHWM):\n",
+  );
+  console.log(table(rows, (c) => c > 1 && c < 10));
+  console.log(
+    "\nread-limit reference (plain node reading the file as the parser does (fileChunks: 256 KiB reads into two reused buffers) and counting '\\n'; the ratios say how far each side is from merely reading the file):\n",
+  );
+  console.log(table(refRows, (c) => c > 0));
+  if (flatLines.length > 0) console.log(`\n${flatLines.join('\n')}`);
+  const complete = results.length === plan.length;
+  console.log(
+    `\nload average at end: ${loadAverage()}; bench:parse took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`,
+  );
+  if (failed) console.log('bench FAILED: see above');
+  console.log(
+    `targets: ${unmet.length === 0 && complete ? 'all met' : `NOT met: ${[...unmet, ...(complete ? [] : ['a file failed to run'])].join('; ')}`}`,
+  );
+}
+
+async function main(): Promise<number> {
+  const benchStarted = performance.now();
+  printMachine();
+  const bundles = await buildSides();
   const results: Result[] = [];
   let failed = false;
-  for (const { kind, bytes, rounds, big } of plan) {
-    const genStarted = performance.now();
-    const log = ensureLog(kind, bytes);
-    console.log(
-      `\n${LABEL[kind]}: ${log.reused ? 'reusing' : 'generated'} ${rel(log.path)} (${(log.bytes / MB).toFixed(1)} MB, ${log.lines} lines, ${log.reports} reports x ${log.devices} devices${log.reused ? '' : `, ${((performance.now() - genStarted) / 1000).toFixed(1)} s`})`,
-    );
-    const awkArgs = ['-f', AWK_SCRIPT[kind], log.path];
+  for (const file of plan) {
+    const log = generateLog(file);
     try {
-      timed(process.execPath, [countBundle, log.path], 'warm-up read');
-      const r: Result = { log, big, awkMs: [], bdMs: [], cliMs: [], cliRssMB: undefined, countMs: [], bdInProcessMs: [], rssMB: 0, countLines: 0, totals: undefined as unknown as ParseTotals, compared: 0, problems: [] };
-      let awkOut: string | undefined;
-      let bdOut: string | undefined;
-      let cliOut: string | undefined;
-      for (let round = 1; round <= rounds; round++) {
-        const count = timed(process.execPath, [countBundle, log.path], 'node line count');
-        r.countMs.push(count.ms);
-        r.countLines = (JSON.parse(count.stdout) as { lines: number }).lines;
-        const awk = timed('awk', awkArgs, `awk -f ${rel(AWK_SCRIPT[kind])}`);
-        r.awkMs.push(awk.ms);
-        const cli = timedWithRss(process.execPath, [BIN, 'parse', log.path], `node ${rel(BIN)} parse`);
-        r.cliMs.push(cli.ms);
-        if (cli.rssMB !== undefined) r.cliRssMB = Math.max(r.cliRssMB ?? 0, cli.rssMB);
-        if (cliOut !== undefined && cli.stdout !== cliOut) r.problems.push(`benchdrop parse printed different means in round ${round}`);
-        cliOut ??= cli.stdout;
-        const bd = timed(process.execPath, [parseBundle, log.path], `node ${rel(parseBundle)}`);
-        r.bdMs.push(bd.ms);
-        const parsed = readBenchdrop(bd.stdout);
-        r.totals = parsed.totals;
-        if (parsed.totals.execArgv.length > 0) throw new Error(`the benchdrop process ran with node flags ${parsed.totals.execArgv.join(' ')}: RSS would include them`);
-        r.bdInProcessMs.push(parsed.totals.parseMs);
-        const rssMB = (parsed.totals.rss.peakKiB * 1024) / MB;
-        r.rssMB = Math.max(r.rssMB, rssMB);
-        if (awkOut !== undefined && awk.stdout !== awkOut) r.problems.push(`awk printed different means in round ${round}`);
-        if (bdOut !== undefined && bd.stdout.split('\n').slice(0, -2).join('\n') !== bdOut.split('\n').slice(0, -2).join('\n')) r.problems.push(`benchdrop printed different means in round ${round}`);
-        awkOut ??= awk.stdout;
-        bdOut ??= bd.stdout;
-        console.log(
-          `  round ${round}: line count ${(count.ms / 1000).toFixed(2)} s, awk ${(awk.ms / 1000).toFixed(2)} s, benchdrop parse ${(cli.ms / 1000).toFixed(2)} s (peak RSS ${cli.rssMB?.toFixed(1) ?? 'not measured'} MB), in-process entry ${(bd.ms / 1000).toFixed(2)} s (parse ${(parsed.totals.parseMs / 1000).toFixed(2)} s in-process, peak RSS ${rssMB.toFixed(1)} MB ${parsed.totals.rss.source}, maxRSS ${((parsed.totals.rss.maxRSSKiB * 1024) / MB).toFixed(1)} MB)`,
-        );
-      }
-      const awkMeans = readAwk(awkOut!);
-      const check = crossCheck(kind, awkMeans, readBenchdrop(bdOut!));
-      const cliCheck = crossCheck(kind, awkMeans, readCliTable(cliOut!));
-      r.compared = check.compared;
-      r.problems.push(...check.problems, ...cliCheck.problems.map((p) => `benchdrop parse: ${p}`));
-      if (r.totals.warnings > 0) console.log(`  benchdrop warnings: ${r.totals.warnings}; first: ${r.totals.firstWarnings.join(' | ')}`);
-      if (r.totals.lines !== r.countLines) console.log(`  note: benchdrop counted ${r.totals.lines} lines, the '\\n' count is ${r.countLines}`);
-      if (r.problems.length > 0) {
-        failed = true;
-        console.log(`  CROSS-CHECK FAILED (${r.problems.length} problem(s)):`);
-        for (const p of r.problems.slice(0, 12)) console.log(`    ${p}`);
-      } else {
-        console.log(`  cross-check: ${check.compared} per-device means (${Object.keys(CROSS_CHECK[kind]).join(', ')}) agree with awk's to ${TOLERANCE} relative (the in-process entry) and to their printed digits (benchdrop parse's table); benchdrop read ${r.totals.runs} run (${r.totals.dialects.join(', ')}, ${r.totals.reports.join('+')} reports)`);
-      }
+      const r = measureFile(log, file, bundles);
+      if (!reportCrossCheck(r)) failed = true;
       results.push(r);
     } catch (error) {
       failed = true;
       console.log(`  FAILED: ${(error as Error).message}`);
     }
   }
-
-  if (results.length > 0) {
-    const unmet: string[] = [];
-    const rows: string[][] = [['file', 'side', 'size MB', 'rounds', 'awk s', 'benchdrop s', 'benchdrop MB/s', `benchdrop / awk (<= ${RATIO_TARGET})`, 'benchdrop / line count', `peak RSS MB (<= ${RSS_TARGET_MB})`, 'targets']];
-    const refRows: string[][] = [['file', 'lines', 'line count s', 'line count MB/s', 'benchdrop parse / line count', 'awk / line count']];
-    const flatLines: string[] = [];
-    for (const side of SIDES) {
-      const misses = new Map<Result, string[]>(results.map((r) => [r, []]));
-      // Memory flat: the big file's peak RSS against the same platform's regular file.
-      for (const big of results.filter((r) => r.big)) {
-        const regular = results.find((r) => !r.big && r.log.kind === big.log.kind);
-        const bigRss = side.rssMB(big);
-        const regularRss = regular && side.rssMB(regular);
-        if (regularRss === undefined || bigRss === undefined) {
-          flatLines.push(`memory flat, ${side.name}: not measured (no ${(sizeBytes / MB).toFixed(0)} MB ${big.log.kind} file or no peak RSS to compare ${basename(big.log.path)} with)`);
-          continue;
-        }
-        const limit = regularRss * (1 + RSS_FLAT_MARGIN);
-        const met = bigRss <= limit;
-        if (!met) misses.get(big)!.push(`${side.name}: peak RSS ${bigRss.toFixed(1)} MB more than ${RSS_FLAT_MARGIN * 100} % above ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB`);
-        flatLines.push(
-          `memory flat, ${side.name}: peak RSS ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB, ${bigRss.toFixed(1)} MB at ${(big.log.bytes / MB).toFixed(0)} MB (x${(bigRss / regularRss).toFixed(2)}; target: at most ${RSS_FLAT_MARGIN * 100} % more, <= ${limit.toFixed(1)} MB, and <= ${RSS_TARGET_MB} MB): ${met ? 'met' : 'NOT MET'}`,
-        );
-      }
-      for (const r of results) {
-        const sizeMB = r.log.bytes / MB;
-        const ms = side.ms(r);
-        const sideS = median(ms) / 1000;
-        // Each round runs the sides back to back: the median of a round's ratios is
-        // steadier than a ratio of medians when the machine's speed drifts between rounds.
-        const ratio = median(ms.map((m, i) => m / r.awkMs[i]!));
-        const toCount = median(ms.map((m, i) => m / r.countMs[i]!));
-        const rss = side.rssMB(r);
-        const own = misses.get(r)!;
-        if (ratio > RATIO_TARGET) own.unshift(`${side.name}: ratio to awk ${ratio.toFixed(2)} > ${RATIO_TARGET}`);
-        if (rss === undefined) own.unshift(`${side.name}: peak RSS not measured (no ${GNU_TIME})`);
-        else if (rss > RSS_TARGET_MB) own.unshift(`${side.name}: peak RSS ${rss.toFixed(0)} MB > ${RSS_TARGET_MB}`);
-        const name = basename(r.log.path);
-        for (const m of own) unmet.push(`${name} ${m}`);
-        rows.push([name, side.name, sizeMB.toFixed(1), String(ms.length), (median(r.awkMs) / 1000).toFixed(2), sideS.toFixed(2), (sizeMB / sideS).toFixed(1), ratio.toFixed(2), toCount.toFixed(2), rss?.toFixed(1) ?? '-', own.length === 0 ? 'met' : 'NOT MET']);
-        if (side === SIDES[0]) {
-          const countS = median(r.countMs) / 1000;
-          refRows.push([name, String(r.countLines), countS.toFixed(2), (sizeMB / countS).toFixed(1), toCount.toFixed(2), median(r.awkMs.map((m, i) => m / r.countMs[i]!)).toFixed(2)]);
-        }
-      }
-    }
-    console.log("\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio). `benchdrop parse` is the command as a user runs it (node bin/benchdrop.js parse FILE, peak RSS by GNU time); `in-process entry` is parseFile alone in a bundle (peak RSS by VmHWM):\n");
-    console.log(table(rows, (c) => c > 1 && c < 10));
-    console.log("\nread-limit reference (plain node reading the file as the parser does (fileChunks: 256 KiB reads into two reused buffers) and counting '\\n'; the ratios say how far each side is from merely reading the file):\n");
-    console.log(table(refRows, (c) => c > 0));
-    if (flatLines.length > 0) console.log(`\n${flatLines.join('\n')}`);
-    const complete = results.length === plan.length;
-    console.log(`\nload average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; bench:parse took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
-    if (failed) console.log('bench FAILED: see above');
-    console.log(`targets: ${unmet.length === 0 && complete ? 'all met' : `NOT met: ${[...unmet, ...(complete ? [] : ['a file failed to run'])].join('; ')}`}`);
-  } else {
+  if (results.length > 0) printSummary(results, failed, benchStarted);
+  else {
     console.log('\nbench FAILED: no file was measured');
     console.log('targets: NOT met: no file was measured');
   }

@@ -2,8 +2,8 @@
  * Peak resident set size of the calling process, in KiB.
  *
  * process.resourceUsage().maxRSS is getrusage's ru_maxrss, and on Linux that
- * survives fork and exec: a child spawned by a parent that is using 300 MB reports
- * at least about 300 MB, whatever it uses itself (measured here with Node 20). So
+ * survives fork and exec: a child reports at least what its parent was using when
+ * it was spawned, whatever the child uses itself. So
  * where /proc/self/status exists its VmHWM, the high-water mark of this process's
  * own memory since exec, is the figure; maxRSS is returned beside it.
  */

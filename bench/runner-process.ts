@@ -11,13 +11,14 @@ import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws
 import { build } from 'esbuild';
 import { lambdaEsbuildOptions } from '../infra/bundling.ts';
 import type { S3EventRecordInput } from '../infra/local/events.ts';
-import { LAB_CREDENTIALS, type LabEndpoints } from '../infra/local/lab.ts';
+import { LAB_CREDENTIALS } from '../shared/config.ts';
+import { type LabEndpoints } from '../infra/local/lab.ts';
 
 /** Where the runner reads and writes: the lab's endpoints, or the test emulators'. */
 export type RunnerEndpoints = Pick<LabEndpoints, 'region' | 's3Endpoint' | 'dynamodbEndpoint'>;
 import { ENV } from '../shared/config.ts';
-import { createTableInput } from '../shared/table.ts';
-import { clientEnv } from '../test/e2e/processes.ts';
+import { createTableInput } from '../shared/store/table.ts';
+import { clientEnv } from '../harness/processes.ts';
 import { OUT_DIR } from './generate.ts';
 import type { RunnerResult } from './ingest-runner.ts';
 
@@ -44,18 +45,30 @@ export async function bundleIngestRunner(): Promise<string> {
 
 /** A table of the runner's own in the lab's DynamoDB (kept if it exists). */
 export async function createRunnerTable(endpoints: RunnerEndpoints, tableName: string): Promise<void> {
-  const admin = new DynamoDBClient({ region: endpoints.region, endpoint: endpoints.dynamodbEndpoint, credentials: LAB_CREDENTIALS });
+  const admin = new DynamoDBClient({
+    region: endpoints.region,
+    endpoint: endpoints.dynamodbEndpoint,
+    credentials: LAB_CREDENTIALS,
+  });
   try {
     await admin.send(new CreateTableCommand(createTableInput(tableName)));
   } catch (error) {
-    if (!(error instanceof ResourceInUseException) && (error as { name?: string }).name !== 'ResourceInUseException') throw error;
+    if (!(error instanceof ResourceInUseException) && (error as { name?: string }).name !== 'ResourceInUseException')
+      throw error;
   } finally {
     admin.destroy();
   }
 }
 
 /** One invocation of the ingest handler in its own process; throws with its output when it fails. */
-export async function runIngestRunner(bundle: string, scratch: string, endpoints: RunnerEndpoints, tableName: string, record: S3EventRecordInput, extraEnv: Record<string, string> = {}): Promise<RunnerRun> {
+export async function runIngestRunner(
+  bundle: string,
+  scratch: string,
+  endpoints: RunnerEndpoints,
+  tableName: string,
+  record: S3EventRecordInput,
+  extraEnv: Record<string, string> = {},
+): Promise<RunnerRun> {
   const env = clientEnv(scratch, {
     AWS_ACCESS_KEY_ID: LAB_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LAB_CREDENTIALS.secretAccessKey,
@@ -70,7 +83,11 @@ export async function runIngestRunner(bundle: string, scratch: string, endpoints
   // The measured process must not inherit a loader from tsx.
   delete env['NODE_OPTIONS'];
   const spawned = performance.now();
-  const child = spawn(process.execPath, [bundle, JSON.stringify(record)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bundle, JSON.stringify(record)], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -81,9 +98,12 @@ export async function runIngestRunner(bundle: string, scratch: string, endpoints
   });
   const processMs = performance.now() - spawned;
   const last = stdout.trim().split('\n').pop() ?? '';
-  if (code !== 0 || !last.startsWith('{')) throw new Error(`the ingest runner exited with ${code}:\n${(stderr || stdout).trim().slice(-3000)}`);
+  if (code !== 0 || !last.startsWith('{'))
+    throw new Error(`the ingest runner exited with ${code}:\n${(stderr || stdout).trim().slice(-3000)}`);
   const result = JSON.parse(last) as RunnerResult;
-  if (result.execArgv.length > 0) throw new Error(`the ingest runner ran with node flags ${result.execArgv.join(' ')}: its RSS would include them`);
-  if (result.batchItemFailures > 0) throw new Error(`the ingest handler reported a batch failure:\n${stderr.trim().slice(-3000)}`);
+  if (result.execArgv.length > 0)
+    throw new Error(`the ingest runner ran with node flags ${result.execArgv.join(' ')}: its RSS would include them`);
+  if (result.batchItemFailures > 0)
+    throw new Error(`the ingest handler reported a batch failure:\n${stderr.trim().slice(-3000)}`);
   return { result, processMs };
 }

@@ -15,7 +15,8 @@ export const BIN = join(ROOT, 'bin/benchdrop.js');
 export function buildShipped(): number {
   const started = performance.now();
   const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
-  if (built.status !== 0) throw new Error(`npm run build failed:\n${`${built.stdout}${built.stderr}`.trim().slice(0, 4000)}`);
+  if (built.status !== 0)
+    throw new Error(`npm run build failed:\n${`${built.stdout}${built.stderr}`.trim().slice(0, 4000)}`);
   return performance.now() - started;
 }
 

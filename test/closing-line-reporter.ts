@@ -23,7 +23,14 @@ export interface Tally {
 }
 
 export function tally(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown> = []): Tally {
-  const counts: Tally = { passed: 0, failed: 0, skipped: 0, unloaded: 0, erroredOutside: 0, unhandled: unhandledErrors.length };
+  const counts: Tally = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    unloaded: 0,
+    erroredOutside: 0,
+    unhandled: unhandledErrors.length,
+  };
   for (const module of testModules) {
     let tests = 0;
     for (const test of module.children.allTests()) {
@@ -47,7 +54,9 @@ const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : 
 export function closingLine(t: Tally): string {
   const outside = [
     t.unloaded > 0 ? count(t.unloaded, 'file failed to load', 'files failed to load') : '',
-    t.erroredOutside > 0 ? count(t.erroredOutside, 'suite failed outside its tests', 'suites failed outside their tests') : '',
+    t.erroredOutside > 0
+      ? count(t.erroredOutside, 'suite failed outside its tests', 'suites failed outside their tests')
+      : '',
     t.unhandled > 0 ? count(t.unhandled, 'unhandled error', 'unhandled errors') : '',
   ].filter((part) => part !== '');
   const failed = t.failed + t.unloaded + t.erroredOutside + t.unhandled;

@@ -12,11 +12,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAB_CREDENTIALS } from '../../infra/local/lab.ts';
+import { LAB_CREDENTIALS } from '../../shared/config.ts';
 import type { RunDetail, UploadListing } from '../../shared/api.ts';
 import { createS3Client } from '../../shared/aws.ts';
-import { solarisIostatLog } from '../support/logs.ts';
-import { clientEnv, LabProcess, REPO_ROOT } from './processes.ts';
+import { solarisIostatLog } from '../../harness/logs.ts';
+import { clientEnv, LabProcess, REPO_ROOT } from '../../harness/processes.ts';
 
 /** ~80 MB: about 4 s of ingest (measured: 2 s for 40 MB), long enough to be caught in the middle. */
 const BIG_REPORTS = 400_000;
@@ -28,12 +28,18 @@ let dataDir: string;
 let lab: LabProcess | undefined;
 let s3: S3Client | undefined;
 
-const labEnv = () => clientEnv(scratch, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true', POWERTOOLS_METRICS_DISABLED: 'true' });
+const labEnv = () =>
+  clientEnv(scratch, {
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    POWERTOOLS_LOGGER_LOG_EVENT: 'true',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  });
 
 async function uploads(): Promise<Map<string, UploadListing[]>> {
   const response = await fetch(`${lab!.endpoints.apiUrl}/uploads?limit=500`);
   const byKey = new Map<string, UploadListing[]>();
-  for (const u of ((await response.json()) as { uploads: UploadListing[] }).uploads) byKey.set(u.key, [...(byKey.get(u.key) ?? []), u]);
+  for (const u of ((await response.json()) as { uploads: UploadListing[] }).uploads)
+    byKey.set(u.key, [...(byKey.get(u.key) ?? []), u]);
   return byKey;
 }
 
@@ -76,14 +82,23 @@ describe('the local lab, killed mid-ingest', () => {
     await until('the large log is being ingested', async () => (await statusOf(BIG_KEY)) === 'processing', 20_000);
 
     // One slow file holds one worker, not the queue.
-    await s3!.send(new PutObjectCommand({ Bucket: lab!.endpoints.bucket, Key: SMALL_KEY, Body: readFileSync(join(REPO_ROOT, 'demo/irix-indy-scsi2sd-redux.diskperf.txt')) }));
+    await s3!.send(
+      new PutObjectCommand({
+        Bucket: lab!.endpoints.bucket,
+        Key: SMALL_KEY,
+        Body: readFileSync(join(REPO_ROOT, 'demo/irix-indy-scsi2sd-redux.diskperf.txt')),
+      }),
+    );
     await until('the small log is ingested', async () => (await statusOf(SMALL_KEY)) === 'ready', 10_000);
     expect(await statusOf(BIG_KEY), lab!.output()).toBe('processing');
 
     // The large one's message is on disk, received once; the small one's is gone.
     const kept = journalFiles();
     expect(kept).toHaveLength(1);
-    const entry = JSON.parse(readFileSync(join(dataDir, 'queue', kept[0]!), 'utf8')) as { receives: number; body: string };
+    const entry = JSON.parse(readFileSync(join(dataDir, 'queue', kept[0]!), 'utf8')) as {
+      receives: number;
+      body: string;
+    };
     expect(entry.receives).toBe(1);
     expect(entry.body).toContain(`"key":"${BIG_KEY}"`);
 
@@ -92,7 +107,14 @@ describe('the local lab, killed mid-ingest', () => {
     lab = await LabProcess.start({ dataDir, fresh: false, env: labEnv(), args: ['--no-samples'], timeoutMs: 120_000 });
     expect(lab.printedLines(/^resuming /), lab.output()).toEqual(['resuming 1 message(s) left from the last run']);
     // Ready means idle: the message was delivered again, for the second time, and is done with.
-    expect(lab.deliveredEvents()).toEqual([expect.objectContaining({ eventName: 'ObjectCreated:Put', key: BIG_KEY, size: Buffer.byteLength(big), receiveCount: 2 })]);
+    expect(lab.deliveredEvents()).toEqual([
+      expect.objectContaining({
+        eventName: 'ObjectCreated:Put',
+        key: BIG_KEY,
+        size: Buffer.byteLength(big),
+        receiveCount: 2,
+      }),
+    ]);
     expect(journalFiles()).toEqual([]);
     expect(existsSync(join(dataDir, 'dead-letters.jsonl'))).toBe(false);
 
@@ -101,7 +123,9 @@ describe('the local lab, killed mid-ingest', () => {
     const [record] = byKey.get(BIG_KEY) ?? [];
     expect(byKey.get(BIG_KEY), lab.output()).toHaveLength(1);
     expect(record, JSON.stringify(record)).toMatchObject({ status: 'ready', runCount: 1 });
-    const detail = (await (await fetch(`${lab.endpoints.apiUrl}/runs/${encodeURIComponent(record!.runIds[0]!)}`)).json()) as RunDetail;
+    const detail = (await (
+      await fetch(`${lab.endpoints.apiUrl}/runs/${encodeURIComponent(record!.runIds[0]!)}`)
+    ).json()) as RunDetail;
     expect(detail.series.map((s) => [s.device, s.sampleCount])).toEqual([['crash/c1t0d0', BIG_REPORTS]]);
 
     const stopped = await lab.stop();

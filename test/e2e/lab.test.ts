@@ -23,15 +23,20 @@ import type { RunDetail, UploadListing } from '../../shared/api.ts';
 import type { Comparison } from '../../shared/compare.ts';
 import { MAX_MESSAGE_LENGTH } from '../../shared/ingest/deps.ts';
 import { SUPPORTED_FORMATS } from '../../shared/parsers/errors.ts';
-import { solarisIostatLog, writeIops } from '../support/logs.ts';
-import { clientEnv, explain, LabProcess, REPO_ROOT, run, type LabJson, type Ran } from './processes.ts';
+import { solarisIostatLog, writeIops } from '../../harness/logs.ts';
+import { clientEnv, explain, LabProcess, REPO_ROOT, run, type LabJson, type Ran } from '../../harness/processes.ts';
 
 const FIXTURES = join(REPO_ROOT, 'test/fixtures');
 const SPACES_FIXTURE = join(FIXTURES, 'linux/linux-sysstat-12.7.5-x.txt');
 const GZ_FIXTURE = join(FIXTURES, 'linux/linux-sysstat-11.7.3-x.txt');
 const CLI_FIXTURE = join(FIXTURES, 'solaris/solaris-10-xn.iostat.txt');
 const PRINTED_LINE_FIXTURE = join(FIXTURES, 'freebsd/freebsd-14-x.iostat.txt');
-const DEMO_KEYS = ['irix-indy-300G-10K.diskperf.txt', 'irix-indy-scsi2sd-10M-sync.diskperf.txt', 'irix-indy-scsi2sd-redux.diskperf.txt', 'x4100/solaris-x4100-sas-maxcontig.iostat.txt'];
+const DEMO_KEYS = [
+  'irix-indy-300G-10K.diskperf.txt',
+  'irix-indy-scsi2sd-10M-sync.diskperf.txt',
+  'irix-indy-scsi2sd-redux.diskperf.txt',
+  'x4100/solaris-x4100-sas-maxcontig.iostat.txt',
+];
 
 /** One device, one report every 5 s: ~197 bytes a sample, 250,000 reports ~ 49 MB. */
 const BIG_REPORTS = 250_000;
@@ -55,7 +60,8 @@ let bigSize: number;
 /** What GET /uploads said once everything was ingested, for the restart. */
 let settled: UploadListing[] = [];
 
-const expectedRuns = async (fixture: string) => (JSON.parse(await readFile(fixture.replace(/\.txt$/, '.expected.json'), 'utf8')) as { runs: unknown[] }).runs.length;
+const expectedRuns = async (fixture: string) =>
+  (JSON.parse(await readFile(fixture.replace(/\.txt$/, '.expected.json'), 'utf8')) as { runs: unknown[] }).runs.length;
 
 async function getJson<T>(path: string, api = endpoints.apiUrl): Promise<T> {
   const response = await fetch(`${api}${path}`);
@@ -112,19 +118,26 @@ function benchdrop(args: readonly string[]): Promise<Ran> {
 }
 
 /** The lab's environment: its ingest handler logs each event it gets (Powertools), nothing else changes. */
-const labEnv = () => clientEnv(scratch, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true', POWERTOOLS_METRICS_DISABLED: 'true' });
+const labEnv = () =>
+  clientEnv(scratch, {
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    POWERTOOLS_LOGGER_LOG_EVENT: 'true',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  });
 
 describe('the local lab, driven by real clients', () => {
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'benchdrop-e2e-'));
     dataDir = join(scratch, 'lab');
-    const version = await run('aws', ['--version'], { env: clientEnv(scratch), timeoutMs: 30_000 }).catch((error: NodeJS.ErrnoException) => {
-      throw new Error(
-        error.code === 'ENOENT'
-          ? 'the AWS CLI (`aws`) is not on PATH: these tests upload with it. .ci/run installs Debian\'s awscli package; locally, `apt-get install awscli`.'
-          : `aws --version: ${error.message}`,
-      );
-    });
+    const version = await run('aws', ['--version'], { env: clientEnv(scratch), timeoutMs: 30_000 }).catch(
+      (error: NodeJS.ErrnoException) => {
+        throw new Error(
+          error.code === 'ENOENT'
+            ? "the AWS CLI (`aws`) is not on PATH: these tests upload with it. .ci/run installs Debian's awscli package; locally, `apt-get install awscli`."
+            : `aws --version: ${error.message}`,
+        );
+      },
+    );
     expectSuccess(version);
 
     const starting = LabProcess.start({ dataDir, fresh: true, env: labEnv(), timeoutMs: 60_000 });
@@ -160,7 +173,9 @@ describe('the local lab, driven by real clients', () => {
     expect(endpoints.s3Endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(endpoints.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(endpoints.reportUrl).toBe(`${endpoints.apiUrl}/`);
-    expect(lab!.printedLines(/^S3 endpoint /)).toEqual([expect.stringContaining(`${endpoints.s3Endpoint}  bucket benchdrop-drop`)]);
+    expect(lab!.printedLines(/^S3 endpoint /)).toEqual([
+      expect.stringContaining(`${endpoints.s3Endpoint}  bucket benchdrop-drop`),
+    ]);
     expect(lab!.printedLines(/^API /)).toEqual([`API          ${endpoints.apiUrl}`]);
     // The lab waits for the demo logs before it says ready.
     const demo = newest(await uploads());
@@ -170,7 +185,15 @@ describe('the local lab, driven by real clients', () => {
   it('takes uploads from the AWS CLI: a key with spaces, a .gz, a 50 MB multipart upload and garbage', async () => {
     const dir = join(scratch, 'upload');
     const results = await Promise.all([
-      aws(['s3', 'cp', join(dir, 'run 1.txt'), `s3://${endpoints.bucket}/${KEYS.spaces}`, '--metadata', 'device=mydisk', '--only-show-errors']),
+      aws([
+        's3',
+        'cp',
+        join(dir, 'run 1.txt'),
+        `s3://${endpoints.bucket}/${KEYS.spaces}`,
+        '--metadata',
+        'device=mydisk',
+        '--only-show-errors',
+      ]),
       aws(['s3', 'cp', join(dir, basename(KEYS.gz)), `s3://${endpoints.bucket}/${KEYS.gz}`, '--only-show-errors']),
       // Above the CLI's 8 MB multipart threshold: CreateMultipartUpload, UploadPart x7, CompleteMultipartUpload.
       aws(['s3', 'cp', bigFile, `s3://${endpoints.bucket}/${KEYS.big}`, '--only-show-errors']),
@@ -186,7 +209,16 @@ describe('the local lab, driven by real clients', () => {
 
   it('refuses, over the AWS CLI, a key that would leave the data folder', async () => {
     const escape = '../../../x/escape.txt';
-    const ran = await aws(['s3api', 'put-object', '--bucket', endpoints.bucket, '--key', escape, '--body', join(scratch, 'upload', 'run 1.txt')]);
+    const ran = await aws([
+      's3api',
+      'put-object',
+      '--bucket',
+      endpoints.bucket,
+      '--key',
+      escape,
+      '--body',
+      join(scratch, 'upload', 'run 1.txt'),
+    ]);
     expect(ran.code, explain(ran)).not.toBe(0);
     expect(ran.stderr).toMatch(/InvalidArgument.*refused by the local lab \(no \. or \.\. path segments\)/s);
     // <data>/s3/<bucket>/../../../x is <scratch>/x: nothing there, nothing named escape.txt anywhere.
@@ -208,12 +240,18 @@ describe('the local lab, driven by real clients', () => {
     expect(compareLine, lab!.output()).toBeDefined();
     expect(uploadsLine, lab!.output()).toBeDefined();
 
-    const compared = await run('sh', ['-c', `${compareLine!} --silent --show-error`], { env: clientEnv(scratch), timeoutMs: 30_000 });
+    const compared = await run('sh', ['-c', `${compareLine!} --silent --show-error`], {
+      env: clientEnv(scratch),
+      timeoutMs: 30_000,
+    });
     expectSuccess(compared);
     const comparison = JSON.parse(compared.stdout) as Comparison;
     expect(comparison.ratio?.toFixed(2)).toBe('1.90');
 
-    const listed = await run('sh', ['-c', `${uploadsLine!} --silent --show-error`], { env: clientEnv(scratch), timeoutMs: 30_000 });
+    const listed = await run('sh', ['-c', `${uploadsLine!} --silent --show-error`], {
+      env: clientEnv(scratch),
+      timeoutMs: 30_000,
+    });
     expectSuccess(listed);
     const keys = (JSON.parse(listed.stdout) as { uploads: UploadListing[] }).uploads.map((u) => u.key);
     expect(keys).toEqual(expect.arrayContaining(DEMO_KEYS));
@@ -223,17 +261,29 @@ describe('the local lab, driven by real clients', () => {
     const byKey = await settle([KEYS.spaces, KEYS.gz, KEYS.big, KEYS.garbage], 45_000);
 
     const spaces = byKey.get(KEYS.spaces)!;
-    expect(spaces, JSON.stringify(spaces)).toMatchObject({ status: 'ready', device: 'mydisk', format: 'iostat', runCount: await expectedRuns(SPACES_FIXTURE) });
+    expect(spaces, JSON.stringify(spaces)).toMatchObject({
+      status: 'ready',
+      device: 'mydisk',
+      format: 'iostat',
+      runCount: await expectedRuns(SPACES_FIXTURE),
+    });
 
     const gz = byKey.get(KEYS.gz)!;
-    expect(gz, JSON.stringify(gz)).toMatchObject({ status: 'ready', device: 'sysstat-gz', format: 'iostat', runCount: await expectedRuns(GZ_FIXTURE) });
+    expect(gz, JSON.stringify(gz)).toMatchObject({
+      status: 'ready',
+      device: 'sysstat-gz',
+      format: 'iostat',
+      runCount: await expectedRuns(GZ_FIXTURE),
+    });
 
     const garbage = byKey.get(KEYS.garbage)!;
     expect(garbage.status, JSON.stringify(garbage)).toBe('failed');
     // The record's message is short and about the line, never the key (GET /uploads says the key itself);
     // `details` keeps the parser's whole text: the key, the line and the formats benchdrop reads.
     expect(garbage.line).toBeGreaterThanOrEqual(1);
-    expect(garbage.message).toBe(`line ${garbage.line}: binary content (a NUL byte); expected a text log (plain or gzip-compressed)`);
+    expect(garbage.message).toBe(
+      `line ${garbage.line}: binary content (a NUL byte); expected a text log (plain or gzip-compressed)`,
+    );
     expect(garbage.message).not.toContain(KEYS.garbage);
     expect(Array.from(garbage.message!).length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
     expect(garbage.details).toBe(
@@ -242,15 +292,27 @@ describe('the local lab, driven by real clients', () => {
     expect(garbage.runCount).toBe(0);
 
     const big = byKey.get(KEYS.big)!;
-    expect(big, JSON.stringify(big)).toMatchObject({ status: 'ready', device: 'big-solaris', format: 'iostat', runCount: 1 });
+    expect(big, JSON.stringify(big)).toMatchObject({
+      status: 'ready',
+      device: 'big-solaris',
+      format: 'iostat',
+      runCount: 1,
+    });
     // The lab turned s3rver's completion of the multipart upload into the event S3 sends.
     const delivered = lab!.deliveredEvents();
-    expect(delivered.filter((e) => e.key === KEYS.big), JSON.stringify(delivered)).toEqual([expect.objectContaining({ eventName: 'ObjectCreated:CompleteMultipartUpload', size: bigSize })]);
+    expect(
+      delivered.filter((e) => e.key === KEYS.big),
+      JSON.stringify(delivered),
+    ).toEqual([expect.objectContaining({ eventName: 'ObjectCreated:CompleteMultipartUpload', size: bigSize })]);
     expect(delivered.find((e) => e.key === KEYS.spaces)?.eventName).toBe('ObjectCreated:Put');
 
     // Every report of the 50 MB made it, and the summary leaves out the since-boot one.
     const detail = await getJson<RunDetail>(`/runs/${encodeURIComponent(big.runIds[0]!)}`);
-    expect(detail.run).toMatchObject({ format: 'iostat', reports: BIG_REPORTS, context: [expect.stringContaining(`iostat -xn 5 ${BIG_REPORTS}`)] });
+    expect(detail.run).toMatchObject({
+      format: 'iostat',
+      reports: BIG_REPORTS,
+      context: [expect.stringContaining(`iostat -xn 5 ${BIG_REPORTS}`)],
+    });
     expect(detail.series.map((s) => [s.device, s.sampleCount])).toEqual([[`big-solaris/${BIG_DEVICE}`, BIG_REPORTS]]);
     let sum = 0;
     for (let r = 1; r < BIG_REPORTS; r++) sum += writeIops(r, 0);
@@ -260,19 +322,40 @@ describe('the local lab, driven by real clients', () => {
   }, 60_000);
 
   it('compares the demo data over the API', async () => {
-    const ratio = async (a: string, b: string, metric?: string) => (await getJson<Comparison>(compareUrl(a, b, metric))).ratio;
+    const ratio = async (a: string, b: string, metric?: string) =>
+      (await getJson<Comparison>(compareUrl(a, b, metric))).ratio;
     expect((await ratio('scsi2sd_redux', 'scsi2sd_10M_Sync'))?.toFixed(2)).toBe('1.90');
     expect((await ratio('scsi2sd_redux', '300G_10K_SGI_Indy'))?.toFixed(2)).toBe('0.39');
-    expect((await ratio('x4100/c0t0d0,context~tunefs -a 1 /opt', 'x4100/c0t0d0,context~tunefs -a 32 /opt', 'write_iops'))?.toFixed(1)).toBe('71.0');
+    expect(
+      (
+        await ratio('x4100/c0t0d0,context~tunefs -a 1 /opt', 'x4100/c0t0d0,context~tunefs -a 32 /opt', 'write_iops')
+      )?.toFixed(1),
+    ).toBe('71.0');
   });
 
   it('takes `benchdrop upload --wait` (the CLI as a child process) and reports the upload ready', async () => {
-    const ran = await benchdrop(['upload', CLI_FIXTURE, '--device', 'cli-disk', '--tag', 'interface=SATA', '--wait', '--api', endpoints.apiUrl, '--bucket', endpoints.bucket, '--endpoint', endpoints.s3Endpoint]);
+    const ran = await benchdrop([
+      'upload',
+      CLI_FIXTURE,
+      '--device',
+      'cli-disk',
+      '--tag',
+      'interface=SATA',
+      '--wait',
+      '--api',
+      endpoints.apiUrl,
+      '--bucket',
+      endpoints.bucket,
+      '--endpoint',
+      endpoints.s3Endpoint,
+    ]);
     expectSuccess(ran);
     const runs = await expectedRuns(CLI_FIXTURE);
     expect(ran.stdout).toContain(`uploaded ${CLI_FIXTURE} -> s3://${endpoints.bucket}/${KEYS.cli}`);
     expect(ran.stdout).toMatch(new RegExp(`^ready ${KEYS.cli}: ${runs} runs?$`, 'm'));
-    const listed = await getJson<{ runs: { device: string; tags: Record<string, string> }[] }>('/runs?device=cli-disk*');
+    const listed = await getJson<{ runs: { device: string; tags: Record<string, string> }[] }>(
+      '/runs?device=cli-disk*',
+    );
     expect(listed.runs.length).toBeGreaterThan(0);
     for (const r of listed.runs) expect(r.tags).toEqual({ interface: 'SATA' });
   }, 60_000);
@@ -280,13 +363,24 @@ describe('the local lab, driven by real clients', () => {
   it('prints an `aws s3 cp` line that works as printed', async () => {
     const lines = lab!.printedLines(/ s3 cp FILE /);
     expect(lines, lab!.output()).toHaveLength(1);
-    expect(lines[0]).toMatch(/^AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER aws --endpoint-url \S+ --region us-east-1 s3 cp FILE s3:\/\/benchdrop-drop\/mydisk\/FILE --metadata device=mydisk$/);
+    expect(lines[0]).toMatch(
+      /^AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER aws --endpoint-url \S+ --region us-east-1 s3 cp FILE s3:\/\/benchdrop-drop\/mydisk\/FILE --metadata device=mydisk$/,
+    );
     // As a user would: in the folder of the log, FILE replaced by its name. The line brings its own credentials.
     const command = lines[0]!.replace(/\bFILE\b/g, basename(PRINTED_LINE_FIXTURE));
-    const ran = await run('sh', ['-c', command], { cwd: dirname(PRINTED_LINE_FIXTURE), env: clientEnv(scratch), timeoutMs: 60_000 });
+    const ran = await run('sh', ['-c', command], {
+      cwd: dirname(PRINTED_LINE_FIXTURE),
+      env: clientEnv(scratch),
+      timeoutMs: 60_000,
+    });
     expectSuccess(ran);
     const record = (await settle([KEYS.printed], 20_000)).get(KEYS.printed)!;
-    expect(record, JSON.stringify(record)).toMatchObject({ status: 'ready', device: 'mydisk', format: 'iostat', runCount: await expectedRuns(PRINTED_LINE_FIXTURE) });
+    expect(record, JSON.stringify(record)).toMatchObject({
+      status: 'ready',
+      device: 'mydisk',
+      format: 'iostat',
+      runCount: await expectedRuns(PRINTED_LINE_FIXTURE),
+    });
     settled = await uploads();
   }, 60_000);
 
@@ -306,7 +400,8 @@ describe('the local lab, driven by real clients', () => {
     // Nothing was ingested again: the demo logs were found in the bucket, no event reached the handler.
     expect(lab.deliveredEvents()).toEqual([]);
     const after = await uploads();
-    const summary = (list: readonly UploadListing[]) => list.map((u) => `${u.key} ${u.version} ${u.status} ${u.runCount}`).sort();
+    const summary = (list: readonly UploadListing[]) =>
+      list.map((u) => `${u.key} ${u.version} ${u.status} ${u.runCount}`).sort();
     expect(summary(after)).toEqual(summary(settled));
     for (const key of DEMO_KEYS) expect(after.filter((u) => u.key === key)).toHaveLength(1);
     expect((await getJson<Comparison>(compareUrl('scsi2sd_redux', 'scsi2sd_10M_Sync'))).ratio?.toFixed(2)).toBe('1.90');

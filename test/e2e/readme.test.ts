@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientEnv, explain, LabProcess, REPO_ROOT, run, type Ran } from './processes.ts';
+import { clientEnv, explain, LabProcess, REPO_ROOT, run, type Ran } from '../../harness/processes.ts';
 
 /** One command of a ```sh block: continuation lines joined, with its README line. */
 export interface ReadmeCommand {
@@ -35,7 +35,10 @@ export function readmeCommands(markdown: string): ReadmeCommand[] {
     if (pending === undefined && (/^\s*#/.test(text) || text.trim() === '')) return;
     const continued = /\\$/.test(text);
     const part = (continued ? text.slice(0, -1) : text).trim();
-    pending = pending === undefined ? { line: index + 1, command: part } : { line: pending.line, command: `${pending.command} ${part}` };
+    pending =
+      pending === undefined
+        ? { line: index + 1, command: part }
+        : { line: pending.line, command: `${pending.command} ${part}` };
     if (!continued) {
       commands.push(pending);
       pending = undefined;
@@ -50,10 +53,17 @@ type Instead = { start: 'lab' } | { skip: string } | { run: string; why: string 
 /** The commands not run as printed, by how they start. Everything else runs as printed. */
 function insteadOf(command: string): Instead | undefined {
   if (/^npm ci && npm start\b/.test(command)) return { start: 'lab' };
-  if (/^(npm ci && )?npm test\b/.test(command)) return { skip: 'the test suite this test is part of (CI runs npm ci, then it)' };
-  if (/^npm run test:stress\b/.test(command)) return { skip: 'the long reliability runs, which CI runs after npm test' };
-  if (/^npm run bench\b/.test(command)) return { skip: 'about 10 minutes of benchmarks, run by hand; their figures are in BENCHMARKS.md' };
-  if (/^npx cdk deploy\b/.test(command)) return { run: command.replace(/^npx cdk deploy\b/, 'npx cdk synth --quiet'), why: 'no AWS account: synth builds the same stack offline' };
+  if (/^(npm ci && )?npm test\b/.test(command))
+    return { skip: 'the test suite this test is part of (CI runs npm ci, then it)' };
+  if (/^npm run test:stress\b/.test(command))
+    return { skip: 'the long reliability runs, which CI runs after npm test' };
+  if (/^npm run bench\b/.test(command))
+    return { skip: 'about 10 minutes of benchmarks, run by hand; their figures are in BENCHMARKS.md' };
+  if (/^npx cdk deploy\b/.test(command))
+    return {
+      run: command.replace(/^npx cdk deploy\b/, 'npx cdk synth --quiet'),
+      why: 'no AWS account: synth builds the same stack offline',
+    };
   if (/--stack\b/.test(command)) return { skip: 'names a deployed stack: no AWS account here' };
   return undefined;
 }
@@ -62,7 +72,11 @@ const README = join(REPO_ROOT, 'README.md');
 
 /** A checkout of what git has here (tracked files, and new ones not ignored), sharing this install's node_modules. */
 async function freshCheckout(into: string): Promise<void> {
-  const { stdout } = await promisify(execFile)('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(
+    'git',
+    ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+    { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 },
+  );
   const files = stdout.split('\0').filter((f) => f !== '');
   for (const file of files) {
     await mkdir(dirname(join(into, file)), { recursive: true });
@@ -84,7 +98,21 @@ function failureOf(ran: Ran): string | undefined {
 
 describe('readmeCommands', () => {
   it('takes ```sh blocks only, joins continued lines, and leaves out printed output', () => {
-    const markdown = ['```', 'not a command', '```', '```sh', 'aws s3 cp a \\', '  s3://b/a   # a comment', '# printed: ok', '', 'npx benchdrop runs', '```', '```json', '{}', '```'].join('\n');
+    const markdown = [
+      '```',
+      'not a command',
+      '```',
+      '```sh',
+      'aws s3 cp a \\',
+      '  s3://b/a   # a comment',
+      '# printed: ok',
+      '',
+      'npx benchdrop runs',
+      '```',
+      '```json',
+      '{}',
+      '```',
+    ].join('\n');
     expect(readmeCommands(markdown)).toEqual([
       { line: 5, command: 'aws s3 cp a s3://b/a   # a comment' },
       { line: 9, command: 'npx benchdrop runs' },
@@ -113,16 +141,23 @@ describe('README commands', () => {
   });
 
   it('the README has the commands this test knows how to run', () => {
-    expect(commands.map((c) => c.command)).toContain('npm ci && npm start      # local S3 + DynamoDB + ingest + API + report page, demo logs ingested');
+    expect(commands.map((c) => c.command)).toContain(
+      'npm ci && npm start      # local S3 + DynamoDB + ingest + API + report page, demo logs ingested',
+    );
     expect(commands.length).toBeGreaterThan(8);
   });
 
   it('npm start, as printed, serves the README ports with the demo logs ingested', async () => {
     expect(lab!.endpoints.apiUrl).toBe('http://127.0.0.1:4580');
     expect(lab!.endpoints.s3Endpoint).toBe('http://127.0.0.1:4569');
-    const { uploads } = (await (await fetch(`${lab!.endpoints.apiUrl}/uploads`)).json()) as { uploads: { status: string }[] };
+    const { uploads } = (await (await fetch(`${lab!.endpoints.apiUrl}/uploads`)).json()) as {
+      uploads: { status: string }[];
+    };
     expect(uploads.length, lab!.output()).toBeGreaterThan(0);
-    expect(uploads.filter((u) => u.status !== 'ready'), lab!.output()).toEqual([]);
+    expect(
+      uploads.filter((u) => u.status !== 'ready'),
+      lab!.output(),
+    ).toEqual([]);
   });
 
   it('every other command works as printed, in README order', { timeout: 600_000 }, async () => {
@@ -137,7 +172,10 @@ describe('README commands', () => {
       const actual = instead && 'run' in instead ? instead.run : command;
       const result = await run('sh', ['-c', actual], { cwd: checkout, env, timeoutMs: 240_000 });
       const failure = failureOf(result);
-      expect(failure, `README.md line ${line}${instead && 'run' in instead ? ` (run as \`${actual}\`: ${instead.why})` : ''}: ${failure}\n${explain(result)}\n${lab!.output(3000)}`).toBeUndefined();
+      expect(
+        failure,
+        `README.md line ${line}${instead && 'run' in instead ? ` (run as \`${actual}\`: ${instead.why})` : ''}: ${failure}\n${explain(result)}\n${lab!.output(3000)}`,
+      ).toBeUndefined();
       ran.push(`README:${line} ok in ${result.ms} ms: ${actual}`);
     }
     // Every command was either run or skipped by name: nothing is left out silently.

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SDK_NODE_NOTICE_OFF } from '../../shared/node-support-notice.ts';
-import { clientEnv, explain, LAB_NODE_ARGS, LabProcess, REPO_ROOT, run, type Ran } from './processes.ts';
+import { clientEnv, explain, LAB_NODE_ARGS, LabProcess, REPO_ROOT, run, type Ran } from '../../harness/processes.ts';
 
 const semver = createRequire(import.meta.url)('semver') as {
   satisfies(version: string, range: string): boolean;
@@ -45,11 +45,24 @@ function expectSuccess(ran: Ran): void {
   expect(ran.code, explain(ran)).toBe(0);
 }
 
-const benchdrop = (args: readonly string[], env: NodeJS.ProcessEnv) => run(process.execPath, ['bin/benchdrop.js', ...args], { env, timeoutMs: 60_000 });
+const benchdrop = (args: readonly string[], env: NodeJS.ProcessEnv) =>
+  run(process.execPath, ['bin/benchdrop.js', ...args], { env, timeoutMs: 60_000 });
 
 const uploadArgs = (device: string) => {
   const e = lab!.endpoints;
-  return ['upload', FIXTURE, '--device', device, '--wait', '--api', e.apiUrl, '--bucket', e.bucket, '--endpoint', e.s3Endpoint];
+  return [
+    'upload',
+    FIXTURE,
+    '--device',
+    device,
+    '--wait',
+    '--api',
+    e.apiUrl,
+    '--bucket',
+    e.bucket,
+    '--endpoint',
+    e.s3Endpoint,
+  ];
 };
 
 describe('what a first start prints', () => {
@@ -63,7 +76,9 @@ describe('what a first start prints', () => {
   });
 
   it('npm start is the command line the lab tests start', async () => {
-    const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(pkg.scripts['start']).toBe(['node', ...LAB_NODE_ARGS].join(' '));
   });
 
@@ -73,7 +88,10 @@ describe('what a first start prints', () => {
     expect(lab.stdout).toMatch(/^benchdrop lab ready in /m);
     const listed = (await (await fetch(`${lab.endpoints.apiUrl}/uploads`)).json()) as { uploads: { status: string }[] };
     expect(listed.uploads.length, lab.output()).toBeGreaterThan(0);
-    expect(listed.uploads.every((u) => u.status === 'ready'), lab.output()).toBe(true);
+    expect(
+      listed.uploads.every((u) => u.status === 'ready'),
+      lab.output(),
+    ).toBe(true);
     expectQuiet('the lab', lab.stderr);
   }, 90_000);
 
@@ -104,7 +122,10 @@ describe('what a first start prints', () => {
         "process.emitWarning('a warning of its own', 'BenchdropProbeWarning');",
       ].join('\n');
     for (const silence of [true, false]) {
-      const ran = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe(silence)], { env: bareEnv(), timeoutMs: 60_000 });
+      const ran = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe(silence)], {
+        env: bareEnv(),
+        timeoutMs: 60_000,
+      });
       expectSuccess(ran);
       expect(ran.stderr).toContain('BenchdropProbeWarning: a warning of its own');
       expect(ran.stderr.includes(NOTICE), ran.stderr).toBe(!silence && NOTICE_EXPECTED_UNSILENCED);
@@ -117,19 +138,37 @@ describe('what a first start prints', () => {
     for (const file of ['package.json', 'package-lock.json']) await copyFile(join(REPO_ROOT, file), join(clone, file));
     // A dry run checks every locked package's engines as `npm ci` does, installs
     // nothing and needs no network; it refuses a lock out of step with package.json.
-    const ci = await run('npm', ['ci', '--dry-run', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(scratch, 'npm-cache')], { cwd: clone, env: bareEnv(), timeoutMs: 120_000 });
+    const ci = await run(
+      'npm',
+      [
+        'ci',
+        '--dry-run',
+        '--offline',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        '--cache',
+        join(scratch, 'npm-cache'),
+      ],
+      { cwd: clone, env: bareEnv(), timeoutMs: 120_000 },
+    );
     expectSuccess(ci);
     expect(ci.stdout).toMatch(/added \d+ packages/);
     expect(`${ci.stdout}${ci.stderr}`).not.toContain('EBADENGINE');
 
     const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
-    const lock = JSON.parse(await readFile(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: unknown } }> };
+    const lock = JSON.parse(await readFile(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { engines?: { node?: unknown } }>;
+    };
     const engines = pkg.engines.node;
     expect(semver.satisfies(process.version, engines)).toBe(true);
     expect(lock.packages['']?.engines?.node).toBe(engines);
     // Every Node that package.json allows, each locked package allows too (optional ones included).
     const narrower = Object.entries(lock.packages)
-      .filter(([path, entry]) => path !== '' && typeof entry.engines?.node === 'string' && !semver.subset(engines, entry.engines.node))
+      .filter(
+        ([path, entry]) =>
+          path !== '' && typeof entry.engines?.node === 'string' && !semver.subset(engines, entry.engines.node),
+      )
       .map(([path, entry]) => `${path.replace(/^.*node_modules\//, '')}: ${String(entry.engines!.node)}`);
     expect(narrower).toEqual([]);
   }, 120_000);

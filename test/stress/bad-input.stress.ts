@@ -7,7 +7,7 @@
  * so that the line limit is what refuses it. Then the bomb and the long line once
  * more, each alone in its batch, timed.
  */
-import '../support/quiet.ts';
+import '../../harness/quiet.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler, setIngestDeps } from '../../functions/ingest/handler.ts';
@@ -15,10 +15,10 @@ import { s3EventRecord, sqsEvent } from '../../infra/local/events.ts';
 import { MAX_BUFFERED_SAMPLES, objectRefOf } from '../../shared/ingest.ts';
 import { CHUNK_SAMPLES, runId, runPk } from '../../shared/store/keys.ts';
 import { BAD_CORPUS, GENERATORS, runCorpus, type CorpusRun, type Generated } from '../support/bad-corpus.ts';
-import { startEmulators, type Emulators } from '../support/emulators.ts';
-import { lambdaContext } from '../support/lambda.ts';
+import { startEmulators, type Emulators } from '../../harness/emulators.ts';
+import { lambdaContext } from '../../harness/lambda.ts';
 import { recordStressSummary } from '../support/stress-summary.ts';
-import { getUpload } from '../support/table.ts';
+import { getUpload } from '../../harness/table.ts';
 
 const NOW = '2024-06-01T09:00:00.000Z';
 const MAX_UPLOAD_BYTES = 25_000_000;
@@ -46,16 +46,29 @@ afterAll(async () => {
 });
 
 /** One generated input, alone in its batch: the handler's answer, the record, the time taken. */
-async function alone(generated: Generated): Promise<{ response: SQSBatchResponse; record: Record<string, unknown> | undefined; ms: number; bytes: number }> {
+async function alone(
+  generated: Generated,
+): Promise<{ response: SQSBatchResponse; record: Record<string, unknown> | undefined; ms: number; bytes: number }> {
   const body = GENERATORS[generated].make({ maxUploadBytes: MAX_UPLOAD_BYTES });
   const key = `alone/${GENERATORS[generated].fileName}`;
   const put = await env.put(key, body);
-  const event = s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag });
+  const event = s3EventRecord({
+    eventName: 'ObjectCreated:Put',
+    bucket: env.bucket,
+    key,
+    size: put.size,
+    eTag: put.eTag,
+  });
   setIngestDeps({ ...env.deps, maxUploadBytes: MAX_UPLOAD_BYTES });
   const started = Date.now();
   const response = await handler(sqsEvent([event]), lambdaContext());
   const took = Date.now() - started;
-  return { response, record: await getUpload(env, env.bucket, key, objectRefOf(event).version), ms: took, bytes: body.length };
+  return {
+    response,
+    record: await getUpload(env, env.bucket, key, objectRefOf(event).version),
+    ms: took,
+    bytes: body.length,
+  };
 }
 
 describe('bad input: the whole corpus', () => {
@@ -77,7 +90,9 @@ describe('bad input: the whole corpus', () => {
 
   it('10,000 devices: every sample stored, in partial chunks once 50,000 samples wait, none over CHUNK_SAMPLES', () => {
     const d = run.delivered.find((x) => x.case.name === 'devices-10000')!;
-    const chunks = run.items.filter((i) => i.pk === runPk(runId(env.bucket, d.key, d.version, 0)) && i.sk.startsWith('CHUNK#'));
+    const chunks = run.items.filter(
+      (i) => i.pk === runPk(runId(env.bucket, d.key, d.version, 0)) && i.sk.startsWith('CHUNK#'),
+    );
     const counts = chunks.map((c) => c['count'] as number);
     expect(counts.reduce((a, b) => a + b, 0)).toBe(10_000 * 6);
     expect(Math.max(...counts)).toBeLessThanOrEqual(CHUNK_SAMPLES);
@@ -90,14 +105,22 @@ describe('bad input: the whole corpus', () => {
     const bomb = await alone('gzip-bomb');
     expect(bomb.bytes).toBeLessThan(5_000_000);
     expect(bomb.response).toEqual({ batchItemFailures: [] });
-    expect(bomb.record).toMatchObject({ status: 'failed', line: 0, message: expect.stringContaining(`more than ${MAX_UPLOAD_BYTES} bytes after decompression`) });
+    expect(bomb.record).toMatchObject({
+      status: 'failed',
+      line: 0,
+      message: expect.stringContaining(`more than ${MAX_UPLOAD_BYTES} bytes after decompression`),
+    });
     expect(bomb.ms).toBeLessThan(30_000);
   });
 
   it('the 20 MB single line alone is refused at line 1 in seconds', async () => {
     const line = await alone('single-line-20mb');
     expect(line.response).toEqual({ batchItemFailures: [] });
-    expect(line.record).toMatchObject({ status: 'failed', line: 1, message: expect.stringContaining('a line longer than 64 KiB') });
+    expect(line.record).toMatchObject({
+      status: 'failed',
+      line: 1,
+      message: expect.stringContaining('a line longer than 64 KiB'),
+    });
     expect(line.ms).toBeLessThan(10_000);
   });
 });

@@ -30,16 +30,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAB_CREDENTIALS } from '../../infra/local/lab.ts';
+import { LAB_CREDENTIALS } from '../../shared/config.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import type { Comparison } from '../../shared/compare.ts';
 import { statusPk } from '../../shared/store/keys.ts';
-import { UPLOAD_STATUSES, type UploadRecord } from '../../shared/store/records.ts';
-import { INDEXES } from '../../shared/table.ts';
-import { clientEnv, LabProcess, REPO_ROOT } from '../e2e/processes.ts';
+import { UPLOAD_STATUSES } from '../../shared/upload-status.ts';
+import type { UploadRecord } from '../../shared/store/items.ts';
+import { INDEXES } from '../../shared/store/table.ts';
+import { clientEnv, LabProcess, REPO_ROOT } from '../../harness/processes.ts';
 import { fixtureLogs } from '../support/fixtures.ts';
 import { recordStressSummary } from '../support/stress-summary.ts';
-import { queryAll, type TableRef } from '../support/table.ts';
+import { queryAll, type TableRef } from '../../harness/table.ts';
 
 /** Uploads per burst. */
 const BURST = 1000;
@@ -77,27 +78,41 @@ async function goodPayloads(): Promise<Payload[]> {
   for (const file of (await readdir(samples)).filter((f) => f.endsWith('.txt')).sort()) {
     good.push({ name: file, body: await readFile(join(samples, file)), expect: 'ready' });
   }
-  for (const f of fixtureLogs().filter((f) => f.parses)) good.push({ name: f.name, body: await readFile(f.log), expect: 'ready' });
+  for (const f of fixtureLogs().filter((f) => f.parses))
+    good.push({ name: f.name, body: await readFile(f.log), expect: 'ready' });
   // One good log gzip-compressed: the gunzip path under load too.
-  good.push({ name: 'x4100.iostat.txt.gz', body: gzipSync(good.find((g) => g.name.includes('x4100'))!.body), expect: 'ready' });
+  good.push({
+    name: 'x4100.iostat.txt.gz',
+    body: gzipSync(good.find((g) => g.name.includes('x4100'))!.body),
+    expect: 'ready',
+  });
   return good;
 }
 
 /** Bad logs: fixtures whose expected outcome is a ParseError, and damaged files made here. */
 async function badPayloads(good: readonly Payload[]): Promise<Payload[]> {
   const bad: Payload[] = [];
-  for (const f of fixtureLogs().filter((f) => !f.parses)) bad.push({ name: f.name, body: await readFile(f.log), expect: 'failed' });
+  for (const f of fixtureLogs().filter((f) => !f.parses))
+    bad.push({ name: f.name, body: await readFile(f.log), expect: 'failed' });
   const x4100 = good.find((g) => g.name.includes('x4100'))!.body;
   const zipped = gzipSync(x4100);
   const noise = Buffer.alloc(2048);
-  for (let i = 0, s = 0x9e3779b9; i < noise.length; i++) noise[i] = (s = (s ^ (s << 13)) ^ (s >>> 17) ^ (s << 5)) & 0xff;
+  for (let i = 0, s = 0x9e3779b9; i < noise.length; i++) noise[i] = (s = s ^ (s << 13) ^ (s >>> 17) ^ (s << 5)) & 0xff;
   noise[0] = 0x42; // not gzip's magic, not a byte-order mark
   bad.push(
     { name: 'empty.txt', body: Buffer.alloc(0), expect: 'failed' },
-    { name: 'prose.txt', body: Buffer.from('We ran the disk test yesterday and it was fast.\nNo numbers here, sorry.\n'), expect: 'failed' },
+    {
+      name: 'prose.txt',
+      body: Buffer.from('We ran the disk test yesterday and it was fast.\nNo numbers here, sorry.\n'),
+      expect: 'failed',
+    },
     { name: 'noise.bin', body: noise, expect: 'failed' },
     { name: 'truncated.iostat.txt.gz', body: zipped.subarray(0, Math.floor(zipped.length / 2)), expect: 'failed' },
-    { name: 'header-only.iostat.txt', body: Buffer.from(x4100.toString('utf8').split('\n').slice(0, 3).join('\n')), expect: 'failed' },
+    {
+      name: 'header-only.iostat.txt',
+      body: Buffer.from(x4100.toString('utf8').split('\n').slice(0, 3).join('\n')),
+      expect: 'failed',
+    },
   );
   return bad;
 }
@@ -111,7 +126,10 @@ interface Upload {
 function plan(round: number, good: readonly Payload[], bad: readonly Payload[]): Upload[] {
   return Array.from({ length: BURST }, (_, i) => {
     const payload = i % 5 === 4 ? bad[Math.floor(i / 5) % bad.length]! : good[i % good.length]!;
-    return { key: `burst${round}-${String(i % 40).padStart(2, '0')}/${String(i).padStart(4, '0')}-${payload.name}`, payload };
+    return {
+      key: `burst${round}-${String(i % 40).padStart(2, '0')}/${String(i).padStart(4, '0')}-${payload.name}`,
+      payload,
+    };
   });
 }
 
@@ -147,7 +165,8 @@ function poller(api: string, path: string, answers: Answer[], check: (body: unkn
         const response = await fetch(`${api}${path}`, { signal: AbortSignal.timeout(API_ANSWER_MS) });
         const text = await response.text();
         const ms = Date.now() - started;
-        let problem = response.status === 200 ? check(JSON.parse(text)) : `HTTP ${response.status}: ${text.slice(0, 300)}`;
+        let problem =
+          response.status === 200 ? check(JSON.parse(text)) : `HTTP ${response.status}: ${text.slice(0, 300)}`;
         if (problem === undefined && ms > API_ANSWER_MS) problem = `answered after ${ms} ms`;
         answers.push({ path, ms, status: response.status, ...(problem ? { problem } : {}) });
       } catch (error) {
@@ -241,7 +260,13 @@ let lab: LabProcess | undefined;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'benchdrop-burst-'));
   const env = clientEnv(scratch, { NODE_OPTIONS: `--max-old-space-size=${LAB_HEAP_MB}` });
-  lab = await LabProcess.start({ dataDir: join(scratch, 'lab'), fresh: true, args: ['--no-samples'], env, timeoutMs: 120_000 });
+  lab = await LabProcess.start({
+    dataDir: join(scratch, 'lab'),
+    fresh: true,
+    args: ['--no-samples'],
+    env,
+    timeoutMs: 120_000,
+  });
 });
 
 afterAll(async () => {
@@ -263,28 +288,49 @@ describe('a burst of uploads into the lab', () => {
   it(`${BURST} uploads, twice: every one ready or failed as its content says, the API answering throughout, memory bounded`, async (context) => {
     const e = lab!.endpoints;
     const s3 = createS3Client({ region: e.region, s3Endpoint: e.s3Endpoint, credentials: LAB_CREDENTIALS });
-    const table: TableRef = { db: createDocumentClient({ region: e.region, dynamodbEndpoint: e.dynamodbEndpoint, credentials: LAB_CREDENTIALS }), tableName: e.table };
+    const table: TableRef = {
+      db: createDocumentClient({
+        region: e.region,
+        dynamodbEndpoint: e.dynamodbEndpoint,
+        credentials: LAB_CREDENTIALS,
+      }),
+      tableName: e.table,
+    };
     const good = await goodPayloads();
     const bad = await badPayloads(good);
 
     // The sample devices the pollers compare, in place before the burst (no folder: labelled by their test names).
     const samples = good.filter((g) => g.name.includes('indy'));
-    await Promise.all(samples.map((s) => s3.send(new PutObjectCommand({ Bucket: e.bucket, Key: s.name, Body: s.body }))));
-    const before = await settle(table, samples.map((s) => s.name), Date.now());
+    await Promise.all(
+      samples.map((s) => s3.send(new PutObjectCommand({ Bucket: e.bucket, Key: s.name, Body: s.body }))),
+    );
+    const before = await settle(
+      table,
+      samples.map((s) => s.name),
+      Date.now(),
+    );
     // Each key's records (one per stored version) all ready.
-    expect(samples.map((s) => [...new Set((before.records.get(s.name) ?? []).map((r) => r.status))].join('+'))).toEqual(samples.map(() => 'ready'));
+    expect(samples.map((s) => [...new Set((before.records.get(s.name) ?? []).map((r) => r.status))].join('+'))).toEqual(
+      samples.map(() => 'ready'),
+    );
 
     const answers: Answer[] = [];
     const compareCheck = (body: unknown) => {
       const c = body as Comparison;
-      return typeof c.ratio === 'number' && c.ratio > 0 ? undefined : `no ratio in ${JSON.stringify(body).slice(0, 200)}`;
+      return typeof c.ratio === 'number' && c.ratio > 0
+        ? undefined
+        : `no ratio in ${JSON.stringify(body).slice(0, 200)}`;
     };
     const rounds: Round[] = [];
     const memory = memorySampler(lab!.pid);
     const pollers = [
-      poller(e.apiUrl, '/devices', answers, (b) => (Array.isArray((b as { devices?: unknown }).devices) ? undefined : 'no devices list')),
+      poller(e.apiUrl, '/devices', answers, (b) =>
+        Array.isArray((b as { devices?: unknown }).devices) ? undefined : 'no devices list',
+      ),
       poller(e.apiUrl, `/compare?${new URLSearchParams(COMPARE)}`, answers, compareCheck),
-      poller(e.apiUrl, '/uploads?limit=100', answers, (b) => (Array.isArray((b as { uploads?: unknown }).uploads) ? undefined : 'no uploads list')),
+      poller(e.apiUrl, '/uploads?limit=100', answers, (b) =>
+        Array.isArray((b as { uploads?: unknown }).uploads) ? undefined : 'no uploads list',
+      ),
     ];
     try {
       for (const round of [1, 2]) {
@@ -293,7 +339,11 @@ describe('a burst of uploads into the lab', () => {
         const fromSample = memory.samples.length;
         const started = Date.now();
         const uploadMs = await uploadAll(s3, e.bucket, uploads);
-        const settled = await settle(table, uploads.map((u) => u.key), started);
+        const settled = await settle(
+          table,
+          uploads.map((u) => u.key),
+          started,
+        );
         const lost: string[] = [];
         const wrong: string[] = [];
         for (const u of uploads) {
@@ -302,7 +352,10 @@ describe('a burst of uploads into the lab', () => {
           const status = [...new Set(records.map((r) => r.status))].join('+');
           if (records.length === 0) lost.push(`${u.key}: no upload record`);
           else if (status === 'processing') lost.push(`${u.key}: still processing`);
-          else if (status !== u.payload.expect) wrong.push(`${u.key}: ${status}, expected ${u.payload.expect}${records[0]?.message ? ` (${records[0].message.slice(0, 160)})` : ''}`);
+          else if (status !== u.payload.expect)
+            wrong.push(
+              `${u.key}: ${status}, expected ${u.payload.expect}${records[0]?.message ? ` (${records[0].message.slice(0, 160)})` : ''}`,
+            );
         }
         const after = await memoryOf(lab!.pid);
         const during = [before, after, ...memory.samples.slice(fromSample)];
@@ -325,12 +378,18 @@ describe('a burst of uploads into the lab', () => {
     const growth1 = first.after.anon - first.before.anon;
     const growth2 = second.after.anon - second.before.anon;
     const deadLetterFile = join(e.dataDir, 'dead-letters.jsonl');
-    const deadLetters = existsSync(deadLetterFile) ? (await readFile(deadLetterFile, 'utf8')).split('\n').filter(Boolean).length : 0;
+    const deadLetters = existsSync(deadLetterFile)
+      ? (await readFile(deadLetterFile, 'utf8')).split('\n').filter(Boolean).length
+      : 0;
     const mb = (m: Memory) => `${m.rss.toFixed(0)} (anon ${m.anon.toFixed(0)})`;
     const figures =
       rounds
-        .map((r, i) => `burst ${i + 1}: uploaded in ${(r.uploadMs / 1000).toFixed(1)} s, settled in ${(r.settleMs / 1000).toFixed(1)} s, RSS MB ${mb(r.before)} -> peak ${mb(r.peak)} -> ${mb(r.after)}`)
-        .join('; ') + `; API ${answers.length} answers, p50 ${p50} ms, p99 ${p99} ms, max ${ms.at(-1)} ms, ${badAnswers.length} bad`;
+        .map(
+          (r, i) =>
+            `burst ${i + 1}: uploaded in ${(r.uploadMs / 1000).toFixed(1)} s, settled in ${(r.settleMs / 1000).toFixed(1)} s, RSS MB ${mb(r.before)} -> peak ${mb(r.peak)} -> ${mb(r.after)}`,
+        )
+        .join('; ') +
+      `; API ${answers.length} answers, p50 ${p50} ms, p99 ${p99} ms, max ${ms.at(-1)} ms, ${badAnswers.length} bad`;
     process.stdout.write(`burst: ${figures}\n`);
 
     recordStressSummary(context, {
@@ -347,10 +406,14 @@ describe('a burst of uploads into the lab', () => {
     expect(lost, lab!.output()).toEqual([]);
     expect(wrong).toEqual([]);
     expect(deadLetters).toBe(0);
-    expect(badAnswers.slice(0, 10), `${badAnswers.length} of ${answers.length} API answers were late or not 200`).toEqual([]);
+    expect(
+      badAnswers.slice(0, 10),
+      `${badAnswers.length} of ${answers.length} API answers were late or not 200`,
+    ).toEqual([]);
     // The pollers really ran throughout: every endpoint answered many times.
     expect(new Set(answers.map((a) => a.path)).size).toBe(3);
-    for (const path of new Set(answers.map((a) => a.path))) expect(answers.filter((a) => a.path === path).length).toBeGreaterThan(10);
+    for (const path of new Set(answers.map((a) => a.path)))
+      expect(answers.filter((a) => a.path === path).length).toBeGreaterThan(10);
     expect(peakRss, figures).toBeLessThan(MAX_RSS_MB);
     // A leak grows with every upload: the second burst would add as much as the first.
     expect(growth2, figures).toBeLessThan(Math.max(growth1, 0) / 2 + SLACK_MB);

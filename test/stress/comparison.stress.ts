@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { compareObservations, type Comparison, type MetricSpec } from '../../shared/compare.ts';
 import type { Observation } from '../../shared/comparison/observations.ts';
 import { prng } from '../../shared/comparison/statistics.ts';
-import { gaussian, sideObservations, THREE_DISKS } from '../support/ground-truth.ts';
+import { gaussian, sideObservations, THREE_DISKS } from '../../harness/ground-truth.ts';
 import { recordStressSummary } from '../support/stress-summary.ts';
 
 const DATA_SETS = 200;
@@ -30,8 +30,22 @@ interface Case {
 async function sides(c: Case, seed: number): Promise<[Observation[], Observation[]]> {
   if (c.classOf === undefined) {
     return [
-      await sideObservations({ label: 'a', disks: THREE_DISKS, k: c.k, noise: c.noise, runs: c.runs, seed: seed * 2 + 1 }),
-      await sideObservations({ label: 'b', disks: THREE_DISKS, k: 1, noise: c.noise, runs: c.runs, seed: seed * 2 + 2 }),
+      await sideObservations({
+        label: 'a',
+        disks: THREE_DISKS,
+        k: c.k,
+        noise: c.noise,
+        runs: c.runs,
+        seed: seed * 2 + 1,
+      }),
+      await sideObservations({
+        label: 'b',
+        disks: THREE_DISKS,
+        k: 1,
+        noise: c.noise,
+        runs: c.runs,
+        seed: seed * 2 + 2,
+      }),
     ];
   }
   const population = prng(seed * 7 + 3);
@@ -39,7 +53,16 @@ async function sides(c: Case, seed: number): Promise<[Observation[], Observation
     const out: Observation[] = [];
     for (let u = 0; u < c.classOf!; u++) {
       const disk = { name: `sd${String.fromCharCode(97 + u)}`, level: Math.exp(0.2 * gaussian(population)) };
-      out.push(...(await sideObservations({ label: `${name}${u}`, disks: [disk], k, noise: c.noise, runs: c.runs, seed: seed * 100 + offset + u })));
+      out.push(
+        ...(await sideObservations({
+          label: `${name}${u}`,
+          disks: [disk],
+          k,
+          noise: c.noise,
+          runs: c.runs,
+          seed: seed * 100 + offset + u,
+        })),
+      );
     }
     return out;
   };
@@ -83,14 +106,29 @@ describe('comparison model on simulated ground truth', () => {
     for (const c of CASES) {
       const t = await simulate(c);
       const coverage = t.covered / t.withInterval;
-      lines.push(`${c.name}: covered ${(coverage * 100).toFixed(1)}%, significant ${((t.significant / t.withInterval) * 100).toFixed(1)}%`);
-      if (t.withInterval < DATA_SETS) failures.push(`${c.name}: ${DATA_SETS - t.withInterval} data sets without an interval`);
-      if (coverage < 0.92) failures.push(`${c.name}: the interval covered ${c.k} in ${(coverage * 100).toFixed(1)}% (at least 92%)`);
-      if (c.k === 1 && t.significant / t.withInterval > 0.07) failures.push(`${c.name}: significant in ${t.significant} of ${t.withInterval} with no effect (at most 7%)`);
-      if (c.k === 1 && t.anyPoint / t.withInterval > 0.07) failures.push(`${c.name}: some point significant in ${t.anyPoint} of ${t.withInterval} with no effect (Holm: at most 7%)`);
-      if (c.k === 1.3 && c.runs === 4 && t.significant / t.withInterval < 0.95) failures.push(`${c.name}: detected in ${t.significant} of ${t.withInterval} (at least 95%)`);
+      lines.push(
+        `${c.name}: covered ${(coverage * 100).toFixed(1)}%, significant ${((t.significant / t.withInterval) * 100).toFixed(1)}%`,
+      );
+      if (t.withInterval < DATA_SETS)
+        failures.push(`${c.name}: ${DATA_SETS - t.withInterval} data sets without an interval`);
+      if (coverage < 0.92)
+        failures.push(`${c.name}: the interval covered ${c.k} in ${(coverage * 100).toFixed(1)}% (at least 92%)`);
+      if (c.k === 1 && t.significant / t.withInterval > 0.07)
+        failures.push(`${c.name}: significant in ${t.significant} of ${t.withInterval} with no effect (at most 7%)`);
+      if (c.k === 1 && t.anyPoint / t.withInterval > 0.07)
+        failures.push(
+          `${c.name}: some point significant in ${t.anyPoint} of ${t.withInterval} with no effect (Holm: at most 7%)`,
+        );
+      if (c.k === 1.3 && c.runs === 4 && t.significant / t.withInterval < 0.95)
+        failures.push(`${c.name}: detected in ${t.significant} of ${t.withInterval} (at least 95%)`);
     }
-    recordStressSummary(context, { section: 'comparison model', cases: CASES.length * DATA_SETS, failures: failures.length, lost: 0, detail: lines.join('; ') });
+    recordStressSummary(context, {
+      section: 'comparison model',
+      cases: CASES.length * DATA_SETS,
+      failures: failures.length,
+      lost: 0,
+      detail: lines.join('; '),
+    });
     expect(failures).toEqual([]);
   });
 });

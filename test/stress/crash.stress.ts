@@ -27,10 +27,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeIostatLog } from '../../bench/generate.ts';
-import { demoUploads, LAB_CREDENTIALS } from '../../infra/local/lab.ts';
+import { LAB_CREDENTIALS } from '../../shared/config.ts';
+import { demoUploads } from '../../infra/local/lab.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import { runIdsOf } from '../../shared/store/keys.ts';
-import { clientEnv, LabProcess, REPO_ROOT } from '../e2e/processes.ts';
+import { clientEnv, LabProcess, REPO_ROOT } from '../../harness/processes.ts';
 import { recordStressSummary } from '../support/stress-summary.ts';
 
 const CYCLES = 20;
@@ -81,14 +82,20 @@ function random(seed: number): () => number {
 }
 
 /** What each cycle uploads (or deletes), every request at once. */
-function cycleOperations(cycle: number, files: Files): { kind: 'put' | 'delete'; key: string; what: string; body?: Buffer }[] {
+function cycleOperations(
+  cycle: number,
+  files: Files,
+): { kind: 'put' | 'delete'; key: string; what: string; body?: Buffer }[] {
   const demo = files.demo[cycle % files.demo.length]!;
   const planned: { kind: 'put' | 'delete'; key: string; what: string; body?: Buffer }[] = [
     { kind: 'put', key: `crash/demo/${cycle}-${demo.name}`, what: 'demo log', body: demo.body },
     { kind: 'put', key: OVERWRITTEN, what: 'overwrite', body: files.demo[cycle % 2]!.body },
-    cycle % 2 === 0 ? { kind: 'put', key: DELETED, what: 'put, to be deleted', body: files.demo[2]!.body } : { kind: 'delete', key: DELETED, what: 'delete' },
+    cycle % 2 === 0
+      ? { kind: 'put', key: DELETED, what: 'put, to be deleted', body: files.demo[2]!.body }
+      : { kind: 'delete', key: DELETED, what: 'delete' },
   ];
-  if (cycle % 5 === 0) planned.push({ kind: 'put', key: `crash/big-${cycle}.iostat.txt`, what: 'big log', body: files.big });
+  if (cycle % 5 === 0)
+    planned.push({ kind: 'put', key: `crash/big-${cycle}.iostat.txt`, what: 'big log', body: files.big });
   if (cycle % 4 === 1) planned.push({ kind: 'put', key: `crash/bad-${cycle}.bin`, what: 'bad file', body: files.bad });
   return planned;
 }
@@ -119,7 +126,9 @@ async function send(s3: S3Client, cycle: number, planned: ReturnType<typeof cycl
   operations.push(operation);
   try {
     if (planned.kind === 'put') {
-      const put = await s3.send(new PutObjectCommand({ Bucket: 'benchdrop-drop', Key: planned.key, Body: planned.body }));
+      const put = await s3.send(
+        new PutObjectCommand({ Bucket: 'benchdrop-drop', Key: planned.key, Body: planned.body }),
+      );
       operation.eTag = put.ETag?.replace(/"/g, '');
     } else {
       await s3.send(new DeleteObjectCommand({ Bucket: 'benchdrop-drop', Key: planned.key }));
@@ -149,7 +158,9 @@ async function crashCycle(cycle: number, files: Files, killAfterMs: number): Pro
 }
 
 function countResumed(of: LabProcess): number {
-  return of.printedLines(/^resuming \d+ message/).reduce((sum, line) => sum + Number(/^resuming (\d+)/.exec(line)![1]), 0);
+  return of
+    .printedLines(/^resuming \d+ message/)
+    .reduce((sum, line) => sum + Number(/^resuming (\d+)/.exec(line)![1]), 0);
 }
 
 function journalFiles(): string[] {
@@ -204,7 +215,12 @@ function currentsOf(all: readonly Item[]): Map<string, Current> {
   const currents = new Map<string, Current>();
   for (const i of all.filter((x) => x.pk.startsWith('OBJECT#') && x.sk === 'CURRENT')) {
     const key = i.pk.slice('OBJECT#benchdrop-drop/'.length);
-    currents.set(key, { key, version: String(i['version']), runCount: Number(i['runCount'] ?? 0), deleted: i['deleted'] === true });
+    currents.set(key, {
+      key,
+      version: String(i['version']),
+      runCount: Number(i['runCount'] ?? 0),
+      deleted: i['deleted'] === true,
+    });
   }
   return currents;
 }
@@ -212,7 +228,8 @@ function currentsOf(all: readonly Item[]): Map<string, Current> {
 /** RUN# partitions, each with the sort keys it holds. */
 function runPartitions(all: readonly Item[]): Map<string, string[]> {
   const runs = new Map<string, string[]>();
-  for (const i of all.filter((x) => x.pk.startsWith('RUN#'))) runs.set(i.pk.slice('RUN#'.length), [...(runs.get(i.pk.slice('RUN#'.length)) ?? []), i.sk]);
+  for (const i of all.filter((x) => x.pk.startsWith('RUN#')))
+    runs.set(i.pk.slice('RUN#'.length), [...(runs.get(i.pk.slice('RUN#'.length)) ?? []), i.sk]);
   return runs;
 }
 
@@ -223,7 +240,8 @@ function liveRuns(uploads: readonly Upload[], currents: Map<string, Current>): M
     if (current.deleted) continue;
     const upload = uploads.find((u) => u.key === current.key && u.version === current.version);
     if (upload?.status !== 'ready') continue;
-    for (const id of runIdsOf('benchdrop-drop', current.key, current.version, current.runCount)) live.set(id, `${current.key} ${current.version}`);
+    for (const id of runIdsOf('benchdrop-drop', current.key, current.version, current.runCount))
+      live.set(id, `${current.key} ${current.version}`);
   }
   return live;
 }
@@ -232,7 +250,8 @@ function liveRuns(uploads: readonly Upload[], currents: Map<string, Current>): M
 function ownerOf(runId: string, uploads: readonly Upload[]): string {
   for (const u of uploads) {
     const count = Math.max(u.runCount, u.startedRuns, 16);
-    if (runIdsOf('benchdrop-drop', u.key, u.version, count).includes(runId)) return `${u.key} version ${u.version} (${u.status}${u.message ? `: ${u.message.slice(0, 80)}` : ''})`;
+    if (runIdsOf('benchdrop-drop', u.key, u.version, count).includes(runId))
+      return `${u.key} version ${u.version} (${u.status}${u.message ? `: ${u.message.slice(0, 80)}` : ''})`;
   }
   return 'no upload record names it';
 }
@@ -240,7 +259,8 @@ function ownerOf(runId: string, uploads: readonly Upload[]): string {
 /** Acknowledged PUTs with no upload record: per key and content, fewer records than acknowledgements. */
 function lostPuts(uploads: readonly Upload[]): string[] {
   const acknowledged = new Map<string, number>();
-  for (const op of operations.filter((o) => o.kind === 'put' && o.acknowledged)) acknowledged.set(`${op.key} ${op.eTag}`, (acknowledged.get(`${op.key} ${op.eTag}`) ?? 0) + 1);
+  for (const op of operations.filter((o) => o.kind === 'put' && o.acknowledged))
+    acknowledged.set(`${op.key} ${op.eTag}`, (acknowledged.get(`${op.key} ${op.eTag}`) ?? 0) + 1);
   const lost: string[] = [];
   for (const [keyAndETag, count] of acknowledged) {
     const [key, eTag] = keyAndETag.split(' ') as [string, string];
@@ -272,14 +292,19 @@ function wrongEndings(uploads: readonly Upload[], currents: Map<string, Current>
       .sort()
       .at(-1);
     const upload = uploads.find((u) => u.key === key && u.version === newest);
-    if (upload?.status === 'ready' && (current?.version !== upload.version || current.deleted)) wrong.push(`${key}: last PUT is ${upload.version} (ready), current is ${current ? `${current.version}${current.deleted ? ' (deleted)' : ''}` : 'missing'}`);
+    if (upload?.status === 'ready' && (current?.version !== upload.version || current.deleted))
+      wrong.push(
+        `${key}: last PUT is ${upload.version} (ready), current is ${current ? `${current.version}${current.deleted ? ' (deleted)' : ''}` : 'missing'}`,
+      );
   }
   return wrong;
 }
 
 /** Failed uploads other than the bad files (which must fail): what made them fail. */
 function unexpectedFailures(uploads: readonly Upload[]): string[] {
-  return uploads.filter((u) => u.status === 'failed' && !u.key.startsWith('crash/bad-')).map((u) => `${u.key}: ${(u.message ?? '').slice(0, 120)}`);
+  return uploads
+    .filter((u) => u.status === 'failed' && !u.key.startsWith('crash/bad-'))
+    .map((u) => `${u.key}: ${(u.message ?? '').slice(0, 120)}`);
 }
 
 // ---------------------------------------------------------------- the run
@@ -296,7 +321,11 @@ beforeAll(async () => {
   lab = await LabProcess.start({ dataDir, fresh: false, env: labEnv(), timeoutMs: 300_000 });
   settleMs = Date.now() - started;
   resumed += countResumed(lab);
-  const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: lab.endpoints.dynamodbEndpoint, credentials: LAB_CREDENTIALS });
+  const db = createDocumentClient({
+    region: 'us-east-1',
+    dynamodbEndpoint: lab.endpoints.dynamodbEndpoint,
+    credentials: LAB_CREDENTIALS,
+  });
   try {
     items = await scanTable(db, lab.endpoints.table);
   } finally {
@@ -319,16 +348,29 @@ describe('crash: SIGKILL at random moments', () => {
     const partitions = runPartitions(items);
     const live = liveRuns(uploads, currents);
 
-    // `replaced` and `deleted` are final too: a version of a key overwritten or deleted since (shared/store/records.ts UPLOAD_STATUSES).
-    const processing = uploads.filter((u) => !['ready', 'failed', 'replaced', 'deleted'].includes(u.status)).map((u) => `${u.key} ${u.version}: ${u.status}`);
-    const staleReady = uploads.filter((u) => u.status === 'ready' && currents.get(u.key)?.version !== u.version).map((u) => `${u.key} ${u.version}: ready, but not the key's current version`);
-    const orphans = [...partitions].filter(([id]) => !live.has(id)).map(([id, sks]) => `RUN#${id} (${sks.length} items: ${[...new Set(sks.map((sk) => sk.split('#')[0]))].join(', ')}) of ${ownerOf(id, uploads)}`);
-    const incomplete = [...live].filter(([id]) => !partitions.get(id)?.includes('META')).map(([id, owner]) => `RUN#${id} of ${owner}: no META item`);
+    // `replaced` and `deleted` are final too: a version of a key overwritten or deleted since (shared/upload-status.ts).
+    const processing = uploads
+      .filter((u) => !['ready', 'failed', 'replaced', 'deleted'].includes(u.status))
+      .map((u) => `${u.key} ${u.version}: ${u.status}`);
+    const staleReady = uploads
+      .filter((u) => u.status === 'ready' && currents.get(u.key)?.version !== u.version)
+      .map((u) => `${u.key} ${u.version}: ready, but not the key's current version`);
+    const orphans = [...partitions]
+      .filter(([id]) => !live.has(id))
+      .map(
+        ([id, sks]) =>
+          `RUN#${id} (${sks.length} items: ${[...new Set(sks.map((sk) => sk.split('#')[0]))].join(', ')}) of ${ownerOf(id, uploads)}`,
+      );
+    const incomplete = [...live]
+      .filter(([id]) => !partitions.get(id)?.includes('META'))
+      .map(([id, owner]) => `RUN#${id} of ${owner}: no META item`);
     const lost = lostPuts(uploads);
     const wrong = wrongEndings(uploads, currents);
     const failedOthers = unexpectedFailures(uploads);
     const deadLetterFile = join(dataDir, 'dead-letters.jsonl');
-    const deadLetters = existsSync(deadLetterFile) ? readFileSync(deadLetterFile, 'utf8').split('\n').filter(Boolean).length : 0;
+    const deadLetters = existsSync(deadLetterFile)
+      ? readFileSync(deadLetterFile, 'utf8').split('\n').filter(Boolean).length
+      : 0;
     const acknowledged = operations.filter((o) => o.acknowledged).length;
     const journaled = kills.map((k) => k.journaled);
 
@@ -345,7 +387,14 @@ describe('crash: SIGKILL at random moments', () => {
     });
 
     const report = { processing, staleReady, orphans, incomplete, lost, wrong };
-    expect(report, JSON.stringify({ ...report, seed: SEED, kills }, null, 1)).toEqual({ processing: [], staleReady: [], orphans: [], incomplete: [], lost: [], wrong: [] });
+    expect(report, JSON.stringify({ ...report, seed: SEED, kills }, null, 1)).toEqual({
+      processing: [],
+      staleReady: [],
+      orphans: [],
+      incomplete: [],
+      lost: [],
+      wrong: [],
+    });
     expect(journalFiles()).toEqual([]);
     // The demo logs, the big logs and the overwritten key all made it in: the check above is not vacuous.
     expect(uploads.filter((u) => u.status === 'ready').length).toBeGreaterThan(CYCLES);

@@ -28,7 +28,7 @@
  * concurrent writes is the only thing that differs there; that each change
  * gives a new stamp is tested in test/integration/api.test.ts.
  */
-import '../support/quiet.ts';
+import '../../harness/quiet.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,20 +40,33 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { LocalQueue } from '../../infra/local/queue.ts';
-import { s3EventRecord, s3Notification, sequencerGenerator, sqsEvent, type S3NotificationRecord } from '../../infra/local/events.ts';
+import {
+  s3EventRecord,
+  s3Notification,
+  sequencerGenerator,
+  sqsEvent,
+  type S3NotificationRecord,
+} from '../../infra/local/events.ts';
 import { createDocumentClient, createS3Client, INGEST_DYNAMODB_ATTEMPTS } from '../../shared/aws.ts';
 import { ENV } from '../../shared/config.ts';
 import { SDK_NODE_NOTICE_OFF } from '../../shared/node-support-notice.ts';
 import type { IngestDeps } from '../../shared/ingest.ts';
 import { parseSelector } from '../../shared/selectors.ts';
 import { runPk } from '../../shared/store/keys.ts';
-import { getRun, listDevices, listRuns, resolveSelector } from '../../shared/store/read.ts';
-import { REGION, S3RVER_CREDENTIALS, startEmulators, type Emulators, type PutOptions } from '../support/emulators.ts';
+import { getRun, listDevices, listRuns } from '../../shared/listings.ts';
+import { resolveSelector } from '../../shared/compare/selection.ts';
+import {
+  REGION,
+  S3RVER_CREDENTIALS,
+  startEmulators,
+  type Emulators,
+  type PutOptions,
+} from '../../harness/emulators.ts';
 import { startFaultProxy, type Intercept } from '../support/fault-proxy.ts';
-import { lambdaContext } from '../support/lambda.ts';
-import { solarisDevices, solarisIostatLog } from '../support/logs.ts';
+import { lambdaContext } from '../../harness/lambda.ts';
+import { solarisDevices, solarisIostatLog } from '../../harness/logs.ts';
 import { recordStressSummary } from '../support/stress-summary.ts';
-import { byKey, queryAll, scanAll, type Item, type TableRef } from '../support/table.ts';
+import { byKey, queryAll, scanAll, type Item, type TableRef } from '../../harness/table.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const FIXTURES = join(HERE, '../fixtures');
@@ -96,7 +109,9 @@ function corpus(): Log[] {
   for (const group of ['irix', 'solaris', 'linux', 'freebsd']) {
     for (const name of readdirSync(join(FIXTURES, group)).sort()) {
       if (name.endsWith('.expected.json') || !/\.(txt|json)$/.test(name)) continue;
-      const expected = JSON.parse(readFileSync(join(FIXTURES, group, `${name.replace(/\.(txt|json)$/, '')}.expected.json`), 'utf8')) as { error?: unknown };
+      const expected = JSON.parse(
+        readFileSync(join(FIXTURES, group, `${name.replace(/\.(txt|json)$/, '')}.expected.json`), 'utf8'),
+      ) as { error?: unknown };
       if (expected.error === undefined) logs.push({ name, group, bytes: readFileSync(join(FIXTURES, group, name)) });
     }
   }
@@ -146,7 +161,12 @@ function plan(prefix: string, count: number, replacements: number): Upload[] {
     const group = old.key.split('-')[1]!;
     const same = logs.filter((l) => l.group === group);
     const log = same[(r * 3 + 1) % same.length]!;
-    uploads.push({ key: old.key, body: old.key.endsWith('.gz') ? gzipSync(log.bytes) : log.bytes, ...(old.metadata ? { metadata: old.metadata } : {}), phase: 2 });
+    uploads.push({
+      key: old.key,
+      body: old.key.endsWith('.gz') ? gzipSync(log.bytes) : log.bytes,
+      ...(old.metadata ? { metadata: old.metadata } : {}),
+      phase: 2,
+    });
   }
   return uploads;
 }
@@ -157,7 +177,16 @@ async function putPhase(uploads: readonly Upload[], phase: 1 | 2): Promise<S3Not
   for (const upload of uploads.filter((u) => u.phase === phase)) {
     const options: PutOptions = upload.metadata ? { metadata: upload.metadata } : {};
     const put = await env.put(upload.key, upload.body, options);
-    events.push(s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key: upload.key, size: put.size, eTag: put.eTag, sequencer: sequencer() }));
+    events.push(
+      s3EventRecord({
+        eventName: 'ObjectCreated:Put',
+        bucket: env.bucket,
+        key: upload.key,
+        size: put.size,
+        eTag: put.eTag,
+        sequencer: sequencer(),
+      }),
+    );
   }
   return events;
 }
@@ -199,7 +228,12 @@ async function deliver(events: readonly S3NotificationRecord[], deps: IngestDeps
 function depsVia(tableName: string, s3Endpoint: string, dynamodbEndpoint: string): IngestDeps {
   return {
     s3: createS3Client({ region: REGION, s3Endpoint, credentials: S3RVER_CREDENTIALS }),
-    db: createDocumentClient({ region: REGION, dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: INGEST_DYNAMODB_ATTEMPTS }),
+    db: createDocumentClient({
+      region: REGION,
+      dynamodbEndpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: INGEST_DYNAMODB_ATTEMPTS,
+    }),
     tableName,
     maxUploadBytes: MAX_UPLOAD_BYTES,
   };
@@ -219,9 +253,16 @@ const startedAt = Date.now();
 function normalise<T>(value: T): T {
   const until = Date.now() + 1000;
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.replace(CLOCK, (t) => (Date.parse(t) >= startedAt - 1000 && Date.parse(t) <= until ? '<clock>' : t));
+    if (typeof v === 'string')
+      return v.replace(CLOCK, (t) => (Date.parse(t) >= startedAt - 1000 && Date.parse(t) <= until ? '<clock>' : t));
     if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, (k === 'changed' || k === 'claim') && typeof x === 'string' ? '<stamp>' : walk(x)]));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [
+          k,
+          (k === 'changed' || k === 'claim') && typeof x === 'string' ? '<stamp>' : walk(x),
+        ]),
+      );
     return v;
   };
   return walk(value) as T;
@@ -249,22 +290,26 @@ function diffItems(reference: readonly Item[], actual: readonly Item[]): TableDi
     if (other === undefined) diff.missing.push(key);
     else if (other !== item) {
       diff.different.push(key);
-      if (diff.examples.length < 3) diff.examples.push(`${key}\n  want ${item.slice(0, 600)}\n  got  ${other.slice(0, 600)}`);
+      if (diff.examples.length < 3)
+        diff.examples.push(`${key}\n  want ${item.slice(0, 600)}\n  got  ${other.slice(0, 600)}`);
     }
   }
   for (const key of got.keys()) if (!want.has(key)) diff.extra.push(key);
-  for (const key of [...diff.missing.slice(0, 3), ...diff.extra.slice(0, 3)]) diff.examples.push(`${diff.missing.includes(key) ? 'missing' : 'extra'}: ${key}`);
+  for (const key of [...diff.missing.slice(0, 3), ...diff.extra.slice(0, 3)])
+    diff.examples.push(`${diff.missing.includes(key) ? 'missing' : 'extra'}: ${key}`);
   return diff;
 }
 
 const table = (tableName: string): TableRef => ({ db: env.db, tableName });
 const isSame = (d: TableDiff) => d.missing.length + d.extra.length + d.different.length === 0;
-const describeDiff = (d: TableDiff) => `${d.missing.length} missing, ${d.extra.length} extra, ${d.different.length} different\n${d.examples.join('\n')}`;
+const describeDiff = (d: TableDiff) =>
+  `${d.missing.length} missing, ${d.extra.length} extra, ${d.different.length} different\n${d.examples.join('\n')}`;
 
 /** Upload records of a table by status. */
 function statuses(items: readonly Item[]): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const item of items) if (item['type'] === 'upload') out[String(item['status'])] = (out[String(item['status'])] ?? 0) + 1;
+  for (const item of items)
+    if (item['type'] === 'upload') out[String(item['status'])] = (out[String(item['status'])] ?? 0) + 1;
   return out;
 }
 
@@ -276,10 +321,21 @@ describe('faults', () => {
     await env.createTable('faults-reference');
     await env.createTable('faults-injected');
     const reference = depsVia('faults-reference', env.s3Endpoint, env.dynamodbEndpoint);
-    const dbProxy = await startFaultProxy({ target: env.dynamodbEndpoint, service: 'dynamodb', faultRate: FAULT_RATE, seed: SEED });
+    const dbProxy = await startFaultProxy({
+      target: env.dynamodbEndpoint,
+      service: 'dynamodb',
+      faultRate: FAULT_RATE,
+      seed: SEED,
+    });
     // On S3 the SDK hides every fault but one, an answer that breaks off mid-body (the
     // body is the ingest's to read): resets weigh three times as much there.
-    const s3Proxy = await startFaultProxy({ target: env.s3Endpoint, service: 's3', faultRate: FAULT_RATE, seed: SEED + 1, weights: { reset: 3 } });
+    const s3Proxy = await startFaultProxy({
+      target: env.s3Endpoint,
+      service: 's3',
+      faultRate: FAULT_RATE,
+      seed: SEED + 1,
+      weights: { reset: 3 },
+    });
     const faulty = depsVia('faults-injected', s3Proxy.endpoint, dbProxy.endpoint);
     const deliveries: Delivery[] = [];
     try {
@@ -288,7 +344,11 @@ describe('faults', () => {
       for (const phase of [1, 2] as const) {
         const events = await putPhase(uploads, phase);
         const clean = await deliver(events, reference);
-        expect(clean, 'the fault-free run needs no redelivery').toEqual({ receives: events.length, redelivered: 0, deadLetters: 0 });
+        expect(clean, 'the fault-free run needs no redelivery').toEqual({
+          receives: events.length,
+          redelivered: 0,
+          deadLetters: 0,
+        });
         deliveries.push(await deliver(events, faulty));
       }
     } finally {
@@ -315,8 +375,16 @@ describe('faults', () => {
       `injected: ${sum('throttle')} throttles, ${sum('error500')} 500s, ${sum('reset')} resets, ${sum('slow')} slow ` +
       `(of ${dbProxy.counts.requests} DynamoDB + ${s3Proxy.counts.requests} S3 requests); ` +
       `${receives} receives, ${redelivered} redelivered, ${deadLetters} dead-lettered; ${want.length} items compared, ${diff.different.length} different, ${diff.extra.length} extra`;
-    recordStressSummary(ctx, { section: 'faults', cases: UPLOADS, failures: notReady + diff.different.length + diff.extra.length, lost: diff.missing.length + deadLetters, detail });
-    console.log(`faults: ${detail}\n  DynamoDB variants ${JSON.stringify(dbProxy.counts.variants)}\n  S3 variants ${JSON.stringify(s3Proxy.counts.variants)}`);
+    recordStressSummary(ctx, {
+      section: 'faults',
+      cases: UPLOADS,
+      failures: notReady + diff.different.length + diff.extra.length,
+      lost: diff.missing.length + deadLetters,
+      detail,
+    });
+    console.log(
+      `faults: ${detail}\n  DynamoDB variants ${JSON.stringify(dbProxy.counts.variants)}\n  S3 variants ${JSON.stringify(s3Proxy.counts.variants)}`,
+    );
 
     expect(wantStatuses).toEqual({ ready: UPLOADS - REPLACEMENTS, replaced: REPLACEMENTS });
     expect(gotStatuses).toEqual(wantStatuses);
@@ -338,7 +406,11 @@ describe('cut downloads', () => {
     const uploads: Upload[] = [];
     for (const [i, log] of [...logs, ...logs].entries()) {
       const gz = log.gzip === true || i % 2 === 1;
-      uploads.push({ key: `c-${i}/${log.name}${gz ? '.gz' : ''}`, body: gz ? gzipSync(log.bytes) : log.bytes, phase: 1 });
+      uploads.push({
+        key: `c-${i}/${log.name}${gz ? '.gz' : ''}`,
+        body: gz ? gzipSync(log.bytes) : log.bytes,
+        phase: 1,
+      });
     }
     await env.createTable('cut-reference');
     await env.createTable('cut-injected');
@@ -368,7 +440,13 @@ describe('cut downloads', () => {
     const diff = diffItems(want, got);
     const ready = statuses(got)['ready'] ?? 0;
     const detail = `${s3Proxy.counts.injected.reset} GetObject answers cut mid-body, ${delivery.redelivered} redelivered, ${delivery.deadLetters} dead-lettered; ${want.length} items compared, ${diff.different.length} different, ${diff.extra.length} extra`;
-    recordStressSummary(ctx, { section: 'faults: downloads cut mid-body', cases: uploads.length, failures: uploads.length - ready + diff.different.length + diff.extra.length, lost: diff.missing.length + delivery.deadLetters, detail });
+    recordStressSummary(ctx, {
+      section: 'faults: downloads cut mid-body',
+      cases: uploads.length,
+      failures: uploads.length - ready + diff.different.length + diff.extra.length,
+      lost: diff.missing.length + delivery.deadLetters,
+      detail,
+    });
     expect(s3Proxy.counts.injected.reset).toBe(uploads.length);
     expect(statuses(got)).toEqual({ ready: uploads.length });
     expect(isSame(diff), describeDiff(diff)).toBe(true);
@@ -419,22 +497,34 @@ async function bundleIngestProcess(): Promise<string> {
 }
 
 /** Run the bundled handler in its own process on one SQS event; `onSpawn` gets the process (to kill it). */
-function ingestProcess(bundle: string, event: SQSEvent, environment: Record<string, string>, onSpawn: (child: ChildProcess) => void = () => {}) {
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle], {
-      cwd: dirname(bundle),
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...SDK_NODE_NOTICE_OFF, ...environment },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    onSpawn(child);
-    child.stdin.end(JSON.stringify(event));
-  });
+function ingestProcess(
+  bundle: string,
+  event: SQSEvent,
+  environment: Record<string, string>,
+  onSpawn: (child: ChildProcess) => void = () => {},
+) {
+  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve, reject) => {
+      const child = spawn(process.execPath, [bundle], {
+        cwd: dirname(bundle),
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          HOME: process.env['HOME'] ?? '',
+          ...SDK_NODE_NOTICE_OFF,
+          ...environment,
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
+      onSpawn(child);
+      child.stdin.end(JSON.stringify(event));
+    },
+  );
 }
 
 /** The environment a Lambda container would give the handler, pointed at the emulators (DynamoDB through `dynamodbEndpoint`). */
@@ -450,11 +540,22 @@ const lambdaEnvironment = (tableName: string, dynamodbEndpoint: string): Record<
 
 async function putVersion(key: string, body: Buffer): Promise<S3NotificationRecord> {
   const put = await env.put(key, body);
-  return s3EventRecord({ eventName: 'ObjectCreated:Put', bucket: env.bucket, key, size: put.size, eTag: put.eTag, sequencer: sequencer() });
+  return s3EventRecord({
+    eventName: 'ObjectCreated:Put',
+    bucket: env.bucket,
+    key,
+    size: put.size,
+    eTag: put.eTag,
+    sequencer: sequencer(),
+  });
 }
 
 /** One delivery to the in-process handler, with its own clients (a fresh container). */
-async function deliverOnce(record: S3NotificationRecord, tableName: string, dynamodbEndpoint = env.dynamodbEndpoint): Promise<SQSBatchResponse> {
+async function deliverOnce(
+  record: S3NotificationRecord,
+  tableName: string,
+  dynamodbEndpoint = env.dynamodbEndpoint,
+): Promise<SQSBatchResponse> {
   const deps = depsVia(tableName, env.s3Endpoint, dynamodbEndpoint);
   setIngestDeps(deps);
   try {
@@ -494,7 +595,15 @@ async function visible(tableName: string, labels: Iterable<string>, runIds: Iter
 
 /** What one BatchWriteItem does, e.g. `put CHUNK+SERIES` or `delete META`: the phases of an ingest. */
 function writePhase(body: Buffer): string {
-  const input = JSON.parse(body.toString('utf8')) as { RequestItems: Record<string, ({ PutRequest?: { Item: Record<string, { S?: string }> }; DeleteRequest?: { Key: Record<string, { S?: string }> } })[]> };
+  const input = JSON.parse(body.toString('utf8')) as {
+    RequestItems: Record<
+      string,
+      {
+        PutRequest?: { Item: Record<string, { S?: string }> };
+        DeleteRequest?: { Key: Record<string, { S?: string }> };
+      }[]
+    >;
+  };
   const kinds = new Set<string>();
   for (const requests of Object.values(input.RequestItems)) {
     for (const r of requests) {
@@ -592,10 +701,17 @@ describe('kill', () => {
           return lands ? undefined : 'drop';
         };
         const proxy = await startFaultProxy({ target: env.dynamodbEndpoint, service: 'dynamodb', intercept });
-        const ran = await ingestProcess(bundle, sqsEvent([event]), lambdaEnvironment(tableName, proxy.endpoint), (c) => (child = c));
+        const ran = await ingestProcess(
+          bundle,
+          sqsEvent([event]),
+          lambdaEnvironment(tableName, proxy.endpoint),
+          (c) => (child = c),
+        );
         await proxy.close();
         if (ran.signal !== 'SIGKILL') {
-          problems.push(`${name}: the process was not killed (exit ${ran.code}, ${ran.stdout.slice(0, 200)} ${ran.stderr.slice(-500)})`);
+          problems.push(
+            `${name}: the process was not killed (exit ${ran.code}, ${ran.stdout.slice(0, 200)} ${ran.stderr.slice(-500)})`,
+          );
           continue;
         }
 
@@ -603,12 +719,19 @@ describe('kill', () => {
         const shown = await visible(tableName, allLabels, allRunIds);
         for (const id of shown.runIds) {
           const want = partitions.get(id);
-          const got = (await queryAll(table(tableName), runPk(id))).sort(byKey).map((i) => `${JSON.stringify(normalise(i))}\n`).join('');
+          const got = (await queryAll(table(tableName), runPk(id)))
+            .sort(byKey)
+            .map((i) => `${JSON.stringify(normalise(i))}\n`)
+            .join('');
           if (want === undefined) problems.push(`${name}: run ${id} is shown but belongs to neither state`);
-          else if (got !== want) problems.push(`${name}: run ${id} is shown half-written (${got.split('\n').length - 1} of ${want.split('\n').length - 1} items as they should be)`);
+          else if (got !== want)
+            problems.push(
+              `${name}: run ${id} is shown half-written (${got.split('\n').length - 1} of ${want.split('\n').length - 1} items as they should be)`,
+            );
         }
         for (const label of shown.devices) {
-          if ((await listRuns(table(tableName), { device: label, limit: 1000 })).length === 0) problems.push(`${name}: device ${label} is listed with no complete run`);
+          if ((await listRuns(table(tableName), { device: label, limit: 1000 })).length === 0)
+            problems.push(`${name}: device ${label} is listed with no complete run`);
         }
 
         // Redelivered to a fresh handler: the state of a run that never crashed.
@@ -621,7 +744,13 @@ describe('kill', () => {
       tried.push(`${scenario.name}: ${triedHere.join(' ')} of ${writes}`);
       console.log(`kill, ${scenario.name}: the ${writes} batch writes are ${phases.join(', ')}`);
     }
-    recordStressSummary(ctx, { section: 'faults: kill mid-file, redeliver', cases, failures: problems.length, lost, detail: `SIGKILL at BatchWriteItem ${tried.join(', ')} (- = the write never arrived)` });
+    recordStressSummary(ctx, {
+      section: 'faults: kill mid-file, redeliver',
+      cases,
+      failures: problems.length,
+      lost,
+      detail: `SIGKILL at BatchWriteItem ${tried.join(', ')} (- = the write never arrived)`,
+    });
     expect(problems).toEqual([]);
   });
 });
@@ -640,7 +769,14 @@ describe('duplicates', () => {
     await env.createTable('dup-copies');
     const reference = depsVia('dup-reference', env.s3Endpoint, env.dynamodbEndpoint);
     // Random delays on a third of the requests shuffle how the copies interleave.
-    const dbProxy = await startFaultProxy({ target: env.dynamodbEndpoint, service: 'dynamodb', faultRate: 0.3, seed: SEED + 2, weights: { throttle: 0, error500: 0, reset: 0 }, slowMs: { min: 5, max: 300 } });
+    const dbProxy = await startFaultProxy({
+      target: env.dynamodbEndpoint,
+      service: 'dynamodb',
+      faultRate: 0.3,
+      seed: SEED + 2,
+      weights: { throttle: 0, error500: 0, reset: 0 },
+      slowMs: { min: 5, max: 300 },
+    });
     const copies = depsVia('dup-copies', env.s3Endpoint, dbProxy.endpoint);
     let invocations = 0;
     let failedMessages = 0;
@@ -671,9 +807,18 @@ describe('duplicates', () => {
     const got = await scanAll(table('dup-copies'));
     const diff = diffItems(want, got);
     const detail = `${invocations} invocations of ${DUPLICATE_UPLOADS} events x ${COPIES}, ${failedMessages} messages failed; ${want.length} items compared, ${diff.different.length} different, ${diff.extra.length} extra`;
-    recordStressSummary(ctx, { section: 'faults: duplicate delivery', cases: DUPLICATE_UPLOADS, failures: failedMessages + diff.different.length + diff.extra.length, lost: diff.missing.length, detail });
+    recordStressSummary(ctx, {
+      section: 'faults: duplicate delivery',
+      cases: DUPLICATE_UPLOADS,
+      failures: failedMessages + diff.different.length + diff.extra.length,
+      lost: diff.missing.length,
+      detail,
+    });
     expect(failedMessages).toBe(0);
-    expect(statuses(got)).toEqual({ ready: DUPLICATE_UPLOADS - DUPLICATE_REPLACEMENTS, replaced: DUPLICATE_REPLACEMENTS });
+    expect(statuses(got)).toEqual({
+      ready: DUPLICATE_UPLOADS - DUPLICATE_REPLACEMENTS,
+      replaced: DUPLICATE_REPLACEMENTS,
+    });
     expect(isSame(diff), describeDiff(diff)).toBe(true);
   });
 });

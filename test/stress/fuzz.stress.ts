@@ -10,7 +10,7 @@
  * counterexample (shrunk, and written to a file named in the failure); the summary
  * line counts the cases tried.
  */
-import '../support/quiet.ts';
+import '../../harness/quiet.ts';
 import { describe, expect, it } from 'vitest';
 import { fuzz, fuzzCases, type FuzzFinding } from '../support/fuzz/cases.ts';
 import { apiProperty, startApiFuzzBench } from '../support/fuzz/api.ts';
@@ -18,7 +18,12 @@ import { fuzzParsersInProcesses, JSON_STRUCTURE, parserTargets } from '../suppor
 import { globProperty, selectorProperty } from '../support/fuzz/selectors.ts';
 import { recordStressSummary } from '../support/stress-summary.ts';
 
-function summarise(findings: readonly FuzzFinding[]): { cases: number; failures: number; detail: string; reports: string } {
+function summarise(findings: readonly FuzzFinding[]): {
+  cases: number;
+  failures: number;
+  detail: string;
+  reports: string;
+} {
   return {
     cases: findings.reduce((n, f) => n + f.cases, 0),
     failures: findings.filter((f) => f.failed).length,
@@ -43,22 +48,43 @@ describe('fuzz', () => {
   it('parsers: every format, damaged real logs and garbage, through every entry, and cut into parts', async (context) => {
     const findings = await parserFindingsOf(PARSER_TARGETS.filter((name) => name !== JSON_STRUCTURE));
     const s = summarise(findings);
-    recordStressSummary(context, { section: 'fuzz: parsers', cases: s.cases, failures: s.failures, lost: 0, detail: s.detail });
+    recordStressSummary(context, {
+      section: 'fuzz: parsers',
+      cases: s.cases,
+      failures: s.failures,
+      lost: 0,
+      detail: s.detail,
+    });
     expect(s.failures, s.reports).toBe(0);
   });
 
   it('sysstat JSON: documents of any shape around real ones', async (context) => {
     const findings = await parserFindingsOf([JSON_STRUCTURE]);
     const s = summarise(findings);
-    recordStressSummary(context, { section: 'fuzz: sysstat JSON structure', cases: s.cases, failures: s.failures, lost: 0, detail: s.detail });
+    recordStressSummary(context, {
+      section: 'fuzz: sysstat JSON structure',
+      cases: s.cases,
+      failures: s.failures,
+      lost: 0,
+      detail: s.detail,
+    });
     expect(findings).toHaveLength(1);
     expect(s.failures, s.reports).toBe(0);
   });
 
   it('selectors: any text, and patterns against a reference matcher', async (context) => {
-    const findings = [await fuzz('selector texts', selectorProperty(), fuzzCases('stress', 'selectors')), await fuzz('patterns', globProperty(), fuzzCases('stress', 'selectors'))];
+    const findings = [
+      await fuzz('selector texts', selectorProperty(), fuzzCases('stress', 'selectors')),
+      await fuzz('patterns', globProperty(), fuzzCases('stress', 'selectors')),
+    ];
     const s = summarise(findings);
-    recordStressSummary(context, { section: 'fuzz: selectors', cases: s.cases, failures: s.failures, lost: 0, detail: s.detail });
+    recordStressSummary(context, {
+      section: 'fuzz: selectors',
+      cases: s.cases,
+      failures: s.failures,
+      lost: 0,
+      detail: s.detail,
+    });
     expect(s.failures, s.reports).toBe(0);
   });
 
@@ -66,10 +92,23 @@ describe('fuzz', () => {
     const bench = await startApiFuzzBench();
     try {
       const statuses = new Map<number, number>();
-      const finding = await fuzz('API requests', apiProperty(bench.known, bench.internalNames, statuses), fuzzCases('stress', 'api'));
+      const finding = await fuzz(
+        'API requests',
+        apiProperty(bench.known, bench.internalNames, statuses),
+        fuzzCases('stress', 'api'),
+      );
       const s = summarise([finding]);
-      const answered = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${n} x ${status}`).join(', ');
-      recordStressSummary(context, { section: 'fuzz: API query', cases: s.cases, failures: s.failures, lost: 0, detail: `${s.detail}; answered ${answered}` });
+      const answered = [...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${n} x ${status}`)
+        .join(', ');
+      recordStressSummary(context, {
+        section: 'fuzz: API query',
+        cases: s.cases,
+        failures: s.failures,
+        lost: 0,
+        detail: `${s.detail}; answered ${answered}`,
+      });
       expect(s.failures, s.reports).toBe(0);
       expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
     } finally {

@@ -8,10 +8,10 @@
  * A session prints a since-boot report first, then interval reports, as
  * iostat does; the parser leaves the first out of the summaries.
  */
-import { iostatObservation, type Observation } from '../../shared/comparison/observations.ts';
-import type { IostatRun } from '../../shared/model.ts';
-import { parseText } from '../../shared/parsers/index.ts';
-import { prng } from '../../shared/comparison/statistics.ts';
+import { iostatObservation, type Observation } from '../shared/comparison/observations.ts';
+import type { IostatRun } from '../shared/model.ts';
+import { parseText } from '../shared/parsers/index.ts';
+import { prng } from '../shared/comparison/statistics.ts';
 
 export interface Disk {
   name: string;
@@ -58,9 +58,16 @@ const f2 = (v: number) => v.toFixed(2);
 export function iostatSession(options: SessionOptions): string {
   const reports = options.reports ?? 3;
   const host = options.host ?? 'bench1';
-  const lines = [`$ ${options.workload ?? 'fio --name=seq --rw=write'} &`, `$ iostat -x 10 ${reports + 1}`, `Linux 5.15.0-91-generic (${host}) \t01/15/2024 \t_x86_64_\t(4 CPU)`, ''];
+  const lines = [
+    `$ ${options.workload ?? 'fio --name=seq --rw=write'} &`,
+    `$ iostat -x 10 ${reports + 1}`,
+    `Linux 5.15.0-91-generic (${host}) \t01/15/2024 \t_x86_64_\t(4 CPU)`,
+    '',
+  ];
   // This run's offset from the truth, per disk and quantity: what replicates disagree on.
-  const runNoise = options.disks.map(() => Array.from({ length: 6 }, () => Math.exp(options.noise * gaussian(options.random))));
+  const runNoise = options.disks.map(() =>
+    Array.from({ length: 6 }, () => Math.exp(options.noise * gaussian(options.random))),
+  );
   for (let report = 0; report <= reports; report++) {
     const sinceBoot = report === 0;
     lines.push(`01/15/2024 10:00:${String(report * 10).padStart(2, '0')} AM`, HEADER);
@@ -71,12 +78,35 @@ export function iostatSession(options: SessionOptions): string {
       const reads = disk.readIdle ? 0 : 1;
       const r = BASE.r * disk.level * options.k * n[0]! * wobble() * reads;
       const rkB = BASE.rkB * disk.level * options.k * n[1]! * wobble() * reads;
-      const rAwait = reads === 0 ? 0 : ((BASE.rAwait / options.k) * n[2]! * wobble());
+      const rAwait = reads === 0 ? 0 : (BASE.rAwait / options.k) * n[2]! * wobble();
       const w = BASE.w * disk.level * options.k * n[3]! * wobble();
       const wkB = BASE.wkB * disk.level * options.k * n[4]! * wobble();
       const wAwait = (BASE.wAwait / options.k) * n[5]! * wobble();
       const util = Math.min(100, 20 + 30 * disk.level);
-      const cells = [f2(r), f2(rkB), '0.00', '0.00', f2(rAwait), f2(r > 0 ? rkB / r : 0), f2(w), f2(wkB), '0.00', '0.00', f2(wAwait), f2(wkB / w), '0.00', '0.00', '0.00', '0.00', '0.00', '0.00', '0.00', '0.00', f2(((r * rAwait + w * wAwait) / 1000) * (sinceBoot ? 0.2 : 1)), f2(util)];
+      const cells = [
+        f2(r),
+        f2(rkB),
+        '0.00',
+        '0.00',
+        f2(rAwait),
+        f2(r > 0 ? rkB / r : 0),
+        f2(w),
+        f2(wkB),
+        '0.00',
+        '0.00',
+        f2(wAwait),
+        f2(wkB / w),
+        '0.00',
+        '0.00',
+        '0.00',
+        '0.00',
+        '0.00',
+        '0.00',
+        '0.00',
+        '0.00',
+        f2(((r * rAwait + w * wAwait) / 1000) * (sinceBoot ? 0.2 : 1)),
+        f2(util),
+      ];
       lines.push(`${disk.name.padEnd(12)}${cells.map((c) => c.padStart(9)).join('')}`);
     });
     lines.push('', '');
@@ -97,7 +127,8 @@ export async function sideObservations(options: SideOptions): Promise<Observatio
   for (let i = 0; i < options.runs; i++) {
     const text = iostatSession({ ...options, random });
     const parsed = await parseText(text, `${options.label}/run${i}.txt`);
-    for (const run of parsed.runs as IostatRun[]) out.push(...observationsOf(run, options.label, `${options.label}-r${i}`));
+    for (const run of parsed.runs as IostatRun[])
+      out.push(...observationsOf(run, options.label, `${options.label}-r${i}`));
   }
   return out;
 }
@@ -105,6 +136,12 @@ export async function sideObservations(options: SideOptions): Promise<Observatio
 /** Every series of a parsed iostat run as observations of `label`. */
 export function observationsOf(run: IostatRun, label: string, runId: string): Observation[] {
   return run.series.map((s) =>
-    iostatObservation(runId, `${label}/${s.device}`, s.summary, run.reports, { label, native: s.device, platform: run.platform, ...(run.meta.host !== undefined ? { host: run.meta.host } : {}), context: run.context }),
+    iostatObservation(runId, `${label}/${s.device}`, s.summary, run.reports, {
+      label,
+      native: s.device,
+      platform: run.platform,
+      ...(run.meta.host !== undefined ? { host: run.meta.host } : {}),
+      context: run.context,
+    }),
   );
 }

@@ -29,7 +29,19 @@ export function solarisIostatLog(options: SolarisLogOptions): string {
     options.devices.forEach((device, d) => {
       const w = writeIops(r, d);
       const kw = (w * 8).toFixed(1);
-      const row = [' 0.0', w.toFixed(1).padStart(6), '0.0'.padStart(6), kw.padStart(6), ' 0.0', ' 1.2', '   0.0', '   9.8', '  0', ` ${String(40 + (d % 50)).padStart(2)}`, device];
+      const row = [
+        ' 0.0',
+        w.toFixed(1).padStart(6),
+        '0.0'.padStart(6),
+        kw.padStart(6),
+        ' 0.0',
+        ' 1.2',
+        '   0.0',
+        '   9.8',
+        '  0',
+        ` ${String(40 + (d % 50)).padStart(2)}`,
+        device,
+      ];
       lines.push(`   ${row.join(' ')}`);
     });
   }

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import dynalite from 'dynalite';
 // The child serves the Queries: it is where dynalite's iterators must close.
-import '../../infra/local/dynalite-iterators.ts';
+import '../infra/local/dynalite-iterators.ts';
 
 export interface DynaliteProcess {
   endpoint: string;
@@ -39,7 +39,10 @@ export function startDynaliteProcess(): Promise<DynaliteProcess> {
   };
   return new Promise((resolve, reject) => {
     let settled = false;
-    const timer = setTimeout(() => fail(new Error(`dynalite did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`dynalite did not start within ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
     const fail = (error: Error) => {
       if (settled) return;
       settled = true;
@@ -60,13 +63,17 @@ export function startDynaliteProcess(): Promise<DynaliteProcess> {
       resolve({ endpoint: `http://127.0.0.1:${port}`, pid: child.pid!, stop });
     });
     child.once('error', fail);
-    child.once('exit', (code, signal) => fail(new Error(`dynalite exited (${signal ?? code}) before it listened: ${stderr.trim()}`)));
+    child.once('exit', (code, signal) =>
+      fail(new Error(`dynalite exited (${signal ?? code}) before it listened: ${stderr.trim()}`)),
+    );
   });
 }
 
 if (process.argv[1] === SELF) {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`));
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`),
+  );
   // In memory: nothing to flush, and the clients' keep-alive sockets need not be waited for.
   process.stdin.on('end', () => process.exit(0));
   process.stdin.resume();

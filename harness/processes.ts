@@ -10,10 +10,10 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LabEndpoints } from '../../infra/local/lab.ts';
-import { SDK_NODE_NOTICE_OFF } from '../../shared/node-support-notice.ts';
+import type { LabEndpoints } from '../infra/local/lab.ts';
+import { SDK_NODE_NOTICE_OFF } from '../shared/node-support-notice.ts';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const LAB_MAIN = 'dist/infra/local/main.js';
 /** `npm start` is `node` with these arguments (package.json's start script, checked by startup-output.test.ts). */
 export const LAB_NODE_ARGS = ['--openssl-legacy-provider', LAB_MAIN] as const;
@@ -41,20 +41,35 @@ export interface RunOptions {
  * the code; rejects only when it could not be started at all (ENOENT, EACCES).
  */
 export function run(file: string, args: readonly string[], options: RunOptions = {}): Promise<Ran> {
-  const command = [file, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  const command = [file, ...args]
+    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
   const started = Date.now();
   return new Promise((resolvePromise, reject) => {
     execFile(
       file,
       [...args],
-      { cwd: options.cwd ?? REPO_ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      {
+        cwd: options.cwd ?? REPO_ROOT,
+        env: options.env ?? process.env,
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+        encoding: 'utf8',
+      },
       (error, stdout, stderr) => {
         const code = (error as { code?: unknown } | null)?.code;
         if (typeof code === 'string') {
           reject(Object.assign(new Error(`could not run ${command}: ${code}`), { code }));
           return;
         }
-        resolvePromise({ command, code: error ? (typeof code === 'number' ? code : null) : 0, signal: (error?.signal as NodeJS.Signals | undefined) ?? null, stdout, stderr, ms: Date.now() - started });
+        resolvePromise({
+          command,
+          code: error ? (typeof code === 'number' ? code : null) : 0,
+          signal: (error?.signal as NodeJS.Signals | undefined) ?? null,
+          stdout,
+          stderr,
+          ms: Date.now() - started,
+        });
       },
     );
   });
@@ -156,7 +171,9 @@ export class LabProcess {
       process.off('exit', this.killOnExit);
     });
     // Resolved on 'close', not 'exit': by then everything it printed has been read.
-    this.exited = new Promise((resolvePromise) => child.once('close', (code, signal) => resolvePromise({ code, signal })));
+    this.exited = new Promise((resolvePromise) =>
+      child.once('close', (code, signal) => resolvePromise({ code, signal })),
+    );
     // Last resort, should the test worker end without afterAll: never leave the lab running.
     process.once('exit', this.killOnExit);
   }
@@ -190,20 +207,38 @@ export class LabProcess {
    * and the error carries its output.
    */
   static async start(options: LabStartOptions): Promise<LabProcess> {
-    const args = [...LAB_NODE_ARGS, ...(options.fresh ? ['--fresh'] : []), '--data', options.dataDir, '--s3-port', '0', '--api-port', '0', ...(options.args ?? [])];
+    const args = [
+      ...LAB_NODE_ARGS,
+      ...(options.fresh ? ['--fresh'] : []),
+      '--data',
+      options.dataDir,
+      '--s3-port',
+      '0',
+      '--api-port',
+      '0',
+      ...(options.args ?? []),
+    ];
     const file = join(options.dataDir, 'lab.json');
     // Waiting for the endpoints means waiting for this start's lab.json, not the last one's.
     if (options.waitFor === 'endpoints') await rm(file, { force: true });
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: REPO_ROOT,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lab = new LabProcess(child);
     const timeoutMs = options.timeoutMs ?? 60_000;
     try {
-      await lab.until(options.waitFor === 'endpoints' ? () => lab.readEndpoints(file) : () => lab.bannerPrinted(), timeoutMs);
-      if (options.waitFor !== 'endpoints' && !(await lab.readEndpoints(file))) throw new Error(`the lab is ready but ${file} cannot be read`);
+      await lab.until(
+        options.waitFor === 'endpoints' ? () => lab.readEndpoints(file) : () => lab.bannerPrinted(),
+        timeoutMs,
+      );
+      if (options.waitFor !== 'endpoints' && !(await lab.readEndpoints(file)))
+        throw new Error(`the lab is ready but ${file} cannot be read`);
       return lab;
     } catch (error) {
       await lab.stop();
-      throw new Error(`${(error as Error).message}\n${lab.output()}`);
+      throw new Error(`${(error as Error).message}\n${lab.output()}`, { cause: error });
     }
   }
 
@@ -214,13 +249,16 @@ export class LabProcess {
   static async startWithNpm(options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<LabProcess> {
     const file = join(options.cwd, '.benchdrop', 'lab.json');
     await rm(file, { force: true });
-    const lab = new LabProcess(spawn('npm', ['start'], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] }), true);
+    const lab = new LabProcess(
+      spawn('npm', ['start'], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] }),
+      true,
+    );
     try {
       await lab.until(async () => lab.bannerPrinted() && (await lab.readEndpoints(file)), options.timeoutMs ?? 90_000);
       return lab;
     } catch (error) {
       await lab.stop();
-      throw new Error(`npm start: ${(error as Error).message}\n${lab.output()}`);
+      throw new Error(`npm start: ${(error as Error).message}\n${lab.output()}`, { cause: error });
     }
   }
 
@@ -245,7 +283,10 @@ export class LabProcess {
     for (;;) {
       if (await condition()) return;
       if (this.spawnError) throw new Error(`the lab could not be started: ${this.spawnError.message}`);
-      if (!this.running) throw new Error(`the lab exited before it was ready (exit ${this.exitInfo?.code ?? `signal ${this.exitInfo?.signal}`})`);
+      if (!this.running)
+        throw new Error(
+          `the lab exited before it was ready (exit ${this.exitInfo?.code ?? `signal ${this.exitInfo?.signal}`})`,
+        );
       if (Date.now() > deadline) throw new Error(`the lab was not ready within ${timeoutMs / 1000} s`);
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -290,7 +331,10 @@ export class LabProcess {
     const events: DeliveredEvent[] = [];
     for (const line of this.stdoutText.split('\n')) {
       if (!line.startsWith('{')) continue;
-      let entry: { message?: string; event?: { Records?: { body?: string; attributes?: { ApproximateReceiveCount?: string } }[] } };
+      let entry: {
+        message?: string;
+        event?: { Records?: { body?: string; attributes?: { ApproximateReceiveCount?: string } }[] };
+      };
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
@@ -298,11 +342,19 @@ export class LabProcess {
       }
       if (entry.message !== 'Lambda invocation event') continue;
       for (const message of entry.event?.Records ?? []) {
-        const body = JSON.parse(message.body ?? '{}') as { Records?: { eventName: string; s3: { object: { key: string; size?: number; eTag?: string } } }[] };
+        const body = JSON.parse(message.body ?? '{}') as {
+          Records?: { eventName: string; s3: { object: { key: string; size?: number; eTag?: string } } }[];
+        };
         for (const record of body.Records ?? []) {
           const { key, size, eTag } = record.s3.object;
           const receiveCount = Number(message.attributes?.ApproximateReceiveCount ?? 0);
-          events.push({ eventName: record.eventName, key: decodeURIComponent(key.replace(/\+/g, ' ')), ...(size !== undefined ? { size } : {}), ...(eTag !== undefined ? { eTag } : {}), receiveCount });
+          events.push({
+            eventName: record.eventName,
+            key: decodeURIComponent(key.replace(/\+/g, ' ')),
+            ...(size !== undefined ? { size } : {}),
+            ...(eTag !== undefined ? { eTag } : {}),
+            receiveCount,
+          });
         }
       }
     }

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { ENV } from '../../shared/config.ts';
+import { ENV } from '../shared/config.ts';
 
 export function lambdaContext(functionName = 'benchdrop-ingest', timeoutMs = 60_000): Context {
   const deadline = Date.now() + timeoutMs;

@@ -3,7 +3,7 @@
  * one partition, one index partition, and every item that belongs to one S3 key.
  */
 import { GetCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { objectPk, OBJECT_SK, runId, runPk, uploadPk, uploadSk } from '../../shared/store/keys.ts';
+import { objectPk, OBJECT_SK, runId, runPk, uploadPk, uploadSk } from '../shared/store/keys.ts';
 
 export type Item = Record<string, unknown> & { pk: string; sk: string };
 
@@ -23,7 +23,11 @@ export async function scanAll(t: TableRef): Promise<Item[]> {
   return items.sort(byKey);
 }
 
-export async function queryAll(t: TableRef, pk: string, index?: { name: string; partitionKey: string }): Promise<Item[]> {
+export async function queryAll(
+  t: TableRef,
+  pk: string,
+  index?: { name: string; partitionKey: string },
+): Promise<Item[]> {
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   const keyName = index?.partitionKey ?? 'pk';
@@ -49,7 +53,8 @@ export async function getItem(t: TableRef, pk: string, sk: string): Promise<Item
   return result.Item as Item | undefined;
 }
 
-export const getUpload = (t: TableRef, bucket: string, key: string, version: string) => getItem(t, uploadPk(bucket, key), uploadSk(version));
+export const getUpload = (t: TableRef, bucket: string, key: string, version: string) =>
+  getItem(t, uploadPk(bucket, key), uploadSk(version));
 export const getCurrent = (t: TableRef, bucket: string, key: string) => getItem(t, objectPk(bucket, key), OBJECT_SK);
 export const runItems = (t: TableRef, id: string) => queryAll(t, runPk(id));
 
@@ -58,7 +63,13 @@ export const runItems = (t: TableRef, id: string) => queryAll(t, runPk(id));
  * the items of every run any of its versions could have produced (orphans
  * included: run ids are derived from bucket, key, version and position).
  */
-export async function itemsOfKey(t: TableRef, bucket: string, key: string, maxRunsPerVersion = 64, scanned?: Item[]): Promise<Item[]> {
+export async function itemsOfKey(
+  t: TableRef,
+  bucket: string,
+  key: string,
+  maxRunsPerVersion = 64,
+  scanned?: Item[],
+): Promise<Item[]> {
   const all = scanned ?? (await scanAll(t));
   const uploads = all.filter((i) => i.pk === uploadPk(bucket, key));
   const runPks = new Set<string>();
