@@ -158,7 +158,8 @@ try {
     },
   ];
   console.log(
-    `dynalite ${inChild ? 'in a child process' : 'in this process'}; CPU per comparison (${RUNS} runs stored, mean of ${TIMED} after ${WARM_UP} untimed):`,
+    `dynalite ${inChild ? 'in a child process' : 'in this process'}; ` +
+      `CPU per comparison (${RUNS} runs stored, mean of ${TIMED} after ${WARM_UP} untimed):`,
   );
   for (const c of cases) {
     const a = parseSelector(c.a);
@@ -186,10 +187,12 @@ try {
     const total = sum.reads + sum.statistics + sum.json;
     const share = (ms: number) => `${Math.round((100 * ms) / total)} %`;
     console.log(
-      `  ${c.name}: ${observations[0]} and ${observations[1]} observations, ratio ${String(last?.ratio)}, interval over ${last?.ci?.over ?? `none (${last?.ciNote ?? '?'})`}`,
+      `  ${c.name}: ${observations[0]} and ${observations[1]} observations, ratio ${String(last?.ratio)}, ` +
+        `interval over ${last?.ci?.over ?? `none (${last?.ciNote ?? '?'})`}`,
     );
     console.log(
-      `    reads ${per(sum.reads)} ms (${share(sum.reads)}), statistics ${per(sum.statistics)} ms (${share(sum.statistics)}), JSON ${per(sum.json)} ms (${share(sum.json)}); total ${per(total)} ms`,
+      `    reads ${per(sum.reads)} ms (${share(sum.reads)}), statistics ${per(sum.statistics)} ms ` +
+        `(${share(sum.statistics)}), JSON ${per(sum.json)} ms (${share(sum.json)}); total ${per(total)} ms`,
     );
   }
 } finally {

@@ -91,7 +91,10 @@ const OTHER_INTERFACES = ['SATA', 'NVMe', 'FC'];
 /** The iostat upload labels: 20 runs each, one session of three disks per run (series labels `bench-io-a/sda` ...). */
 const IOSTAT_TARGETS = { a: 'bench-io-a', b: 'bench-io-b' } as const;
 const IOSTAT_DISKS = THREE_DISKS;
-/** How many times better A is than B on every disk (throughput and IOPS x k, latencies / k), and each run's log noise. */
+/**
+ * How many times better A is than B on every disk (throughput and IOPS x k, latencies / k), and
+ * each run's log noise.
+ */
 const IOSTAT_K = 1.05;
 const IOSTAT_NOISE = 0.03;
 /** DEVICES items: every diskperf label, and each iostat upload's label and its series labels. */
@@ -103,7 +106,10 @@ const TIMEOUT_S = 30;
 const P99_TARGET_MS = 100;
 const BUCKET = 'benchdrop-bench-api';
 const SEED = 0x6a09e667;
-/** A scenario whose lone request takes longer than this is loaded with one request per connection (-a 16), not for a duration. */
+/**
+ * A scenario whose lone request takes longer than this is loaded with one request per connection
+ * (-a 16), not for a duration.
+ */
 const AMOUNT_MODE_MS = 250;
 /** ... and longer than this, not loaded at all: 16 at once would outlast the bench's time budget. */
 const NO_LOAD_MS = 3000;
@@ -196,7 +202,10 @@ function runItem(n: number, label: string, template: DiskperfRun, random: () => 
   });
 }
 
-/** The targets' interfaces are theirs alone; every other label carries one of three others (unrelated entries in the tag index). */
+/**
+ * The targets' interfaces are theirs alone; every other label carries one of three others
+ * (unrelated entries in the tag index).
+ */
 function tagsOf(label: string): Record<string, string> {
   if (label === TARGETS.a) return { interface: 'SAS' };
   if (label === TARGETS.b) return { interface: 'SCSI' };
@@ -229,7 +238,10 @@ function addRun(batch: SeedBatch, label: string): void {
   batch.writer.put(item);
 }
 
-/** An iostat upload of one run, as ingest writes it: the SERIES index items and TAG items, then the META (no chunks: comparisons do not read them). */
+/**
+ * An iostat upload of one run, as ingest writes it: the SERIES index items and TAG items, then the
+ * META (no chunks: comparisons do not read them).
+ */
 function addIostat(batch: SeedBatch, label: string, run: IostatRun): void {
   const n = batch.seeder.count++;
   const key = `bench/${label}/${String(n).padStart(5, '0')}.iostat.txt`;
@@ -267,7 +279,10 @@ function addTargets(batch: SeedBatch, iostat: Map<string, IostatRun[]>, total: n
       batch.writer.put(deviceItem(name, 'iostat', lastSeen, 'v1'));
 }
 
-/** Write runs until the table holds `total`; the first call also writes the target labels' runs (diskperf and iostat) and every DEVICES item. */
+/**
+ * Write runs until the table holds `total`; the first call also writes the target labels' runs
+ * (diskperf and iostat) and every DEVICES item.
+ */
 async function seed(
   env: Emulators,
   seeder: Seeder,
@@ -300,7 +315,8 @@ function meterReads(env: Emulators): ReadMeter {
   const meter: ReadMeter = { on: false, units: 0, requests: 0, unmetered: 0 };
   const original = env.db.send.bind(env.db) as (...a: unknown[]) => Promise<unknown>;
   const send = async (command: unknown, ...rest: unknown[]): Promise<unknown> => {
-    // Only while metering: the API does not ask for capacity, and under load the emulator should not do the sums either.
+    // Only while metering: the API does not ask for capacity, and under load the emulator should
+    // not do the sums either.
     const isRead =
       meter.on &&
       (command instanceof QueryCommand || command instanceof GetCommand || command instanceof BatchGetCommand);
@@ -359,13 +375,15 @@ const iostatCheck = (body: unknown): string | undefined => {
     const s = c[side];
     if (s?.runs !== TARGET_RUNS || s.observations !== observations)
       problems.push(
-        `${side}: expected ${TARGET_RUNS} runs and ${observations} observations, got ${String(s?.runs)} and ${String(s?.observations)}`,
+        `${side}: expected ${TARGET_RUNS} runs and ${observations} observations, ` +
+          `got ${String(s?.runs)} and ${String(s?.observations)}`,
       );
   }
-  if (c.ci?.over !== 'runs')
-    problems.push(
-      `expected an interval over runs, got ${c.ci === null || c.ci === undefined ? `none${c.ciNote ? ` (${c.ciNote})` : ''}` : `over ${String(c.ci.over)}`}`,
-    );
+  if (c.ci?.over !== 'runs') {
+    const got =
+      c.ci === null || c.ci === undefined ? `none${c.ciNote ? ` (${c.ciNote})` : ''}` : `over ${String(c.ci.over)}`;
+    problems.push(`expected an interval over runs, got ${got}`);
+  }
   if (typeof c.ratio !== 'number' || !Number.isFinite(c.ratio))
     problems.push(`expected a ratio, got ${String(c.ratio)}`);
   return problems.length > 0 ? problems.join('; ') : undefined;
@@ -407,7 +425,8 @@ function scenarios(seeder: Seeder): Scenario[] {
         const n = page.devices?.length;
         return n === DEVICE_LABELS && page.next === undefined
           ? undefined
-          : `expected ${DEVICE_LABELS} devices on one page, got ${String(n)}${page.next !== undefined ? ' and a next' : ''}`;
+          : `expected ${DEVICE_LABELS} devices on one page, ` +
+              `got ${String(n)}${page.next !== undefined ? ' and a next' : ''}`;
       },
     },
   ];
@@ -454,7 +473,10 @@ interface Load {
   /** CPU time per request (user + system) of the API process and of dynalite, over the load. */
   apiCpuMs: number;
   dynamoCpuMs: number;
-  /** p50 and p99 of the time in the handler (the rest of a request's latency is HTTP, queueing and the load generator). */
+  /**
+   * p50 and p99 of the time in the handler (the rest of a request's latency is HTTP, queueing and
+   * the load generator).
+   */
   handlerP50: number;
   handlerP99: number;
   rps: number;
@@ -518,11 +540,17 @@ function load(url: string, mode: string[]): Promise<Load> {
 
 // ---------------------------------------------------------------- in flight
 
-/** Requests the API is working on (autocannon leaves some behind when its duration ends) and has answered, and how compare answers were made. */
+/**
+ * Requests the API is working on (autocannon leaves some behind when its duration ends) and has
+ * answered, and how compare answers were made.
+ */
 const inFlight = { count: 0, handled: 0 };
 const answers = { computed: 0, cached: 0 };
 
-/** How long the handler took for each request of the current load (from the event to the answer, waits for DynamoDB included). */
+/**
+ * How long the handler took for each request of the current load (from the event to the answer,
+ * waits for DynamoDB included).
+ */
 const handlerMs: number[] = [];
 
 const counted: ApiHandler = async (event, context) => {
@@ -619,10 +647,11 @@ async function measureScenario(
   scenario: Scenario,
 ): Promise<{ result?: Result; failed: boolean }> {
   const waited = await drain();
-  if (waited > 100)
-    console.log(
-      `  (waited ${f(waited / 1000)} s for ${inFlight.count === 0 ? 'the previous load to finish' : 'the previous load; still in flight: ' + inFlight.count})`,
-    );
+  if (waited > 100) {
+    const still =
+      inFlight.count === 0 ? 'the previous load to finish' : 'the previous load; still in flight: ' + inFlight.count;
+    console.log(`  (waited ${f(waited / 1000)} s for ${still})`);
+  }
   setApiDeps({ ...bench.deps, cacheAnswers: scenario.cacheAnswers });
   // With the cache on, the lone request is measured as the load will find it: answered before.
   if (scenario.cacheAnswers) await fetch(bench.base + scenario.path).then((r) => r.text());
@@ -631,7 +660,9 @@ async function measureScenario(
     console.log(`  ${scenario.name}: check FAILED: ${p.problem}`);
     return { failed: true };
   }
-  const single = `single request ${f(p.ms)} ms, ${p.reads} reads, ${p.units} RCU${p.unmetered ? ` (${p.unmetered} reads unmetered)` : ''}`;
+  const single =
+    `single request ${f(p.ms)} ms, ${p.reads} reads, ${p.units} RCU` +
+    `${p.unmetered ? ` (${p.unmetered} reads unmetered)` : ''}`;
   if (p.ms > NO_LOAD_MS) {
     console.log(`  ${scenario.name}: ${single}; not loaded (a lone request takes over ${NO_LOAD_MS} ms)`);
     return { result: { size, scenario, probe: p, mode: 'none' }, failed: false };
@@ -640,7 +671,10 @@ async function measureScenario(
   const l = await measuredLoad(bench, scenario, mode);
   const made = scenario.path.startsWith('/compare') ? `, answers computed ${l.computed}, cached ${l.cached}` : '';
   console.log(
-    `  ${scenario.name}: ${single}; load (${mode.join(' ')}) p50 ${l.p50} ms, p99 ${l.p99} ms (in the handler ${f(l.handlerP50, 0)} / ${f(l.handlerP99, 0)} ms), ${f(l.rps)} req/s, ${l.total} requests, CPU per request: API ${f(l.apiCpuMs)} ms, dynalite ${f(l.dynamoCpuMs)} ms${made}; non-2xx ${l.non2xx}, errors ${l.errors}, timeouts ${l.timeouts}`,
+    `  ${scenario.name}: ${single}; load (${mode.join(' ')}) p50 ${l.p50} ms, p99 ${l.p99} ms ` +
+      `(in the handler ${f(l.handlerP50, 0)} / ${f(l.handlerP99, 0)} ms), ${f(l.rps)} req/s, ${l.total} requests, ` +
+      `CPU per request: API ${f(l.apiCpuMs)} ms, dynalite ${f(l.dynamoCpuMs)} ms${made}; ` +
+      `non-2xx ${l.non2xx}, errors ${l.errors}, timeouts ${l.timeouts}`,
   );
   return {
     result: { size, scenario, probe: p, mode: mode.join(' '), load: l },
@@ -655,13 +689,17 @@ async function measureSizes(bench: Bench, results: Result[]): Promise<boolean> {
   const iostat = await iostatTemplates(prng(SEED + 1));
   const seeder: Seeder = { count: 0, ids: new Map() };
   console.log(
-    `API at ${bench.base}, dynalite in a child process (pid ${bench.env.dynalitePid}); ${LABELS} diskperf labels, ${TARGET_RUNS} runs each on ${TARGETS.a} and ${TARGETS.b}; ${TARGET_RUNS} iostat runs of ${IOSTAT_DISKS.length} disks each on ${IOSTAT_TARGETS.a} and ${IOSTAT_TARGETS.b}; autocannon -c ${CONCURRENCY} -d ${DURATION_S} per scenario`,
+    `API at ${bench.base}, dynalite in a child process (pid ${bench.env.dynalitePid}); ` +
+      `${LABELS} diskperf labels, ${TARGET_RUNS} runs each on ${TARGETS.a} and ${TARGETS.b}; ` +
+      `${TARGET_RUNS} iostat runs of ${IOSTAT_DISKS.length} disks ` +
+      `each on ${IOSTAT_TARGETS.a} and ${IOSTAT_TARGETS.b}; autocannon -c ${CONCURRENCY} -d ${DURATION_S} per scenario`,
   );
   let failed = false;
   for (const size of SIZES) {
     const seconds = await seed(bench.env, seeder, size, fixtures, iostat, random);
     console.log(`\nseeded to ${seeder.count} runs (${f(seconds)} s)`);
-    // Untimed: the first requests of a fresh process compile the code paths (JIT), and dynalite's pages come into memory.
+    // Untimed: the first requests of a fresh process compile the code paths (JIT), and dynalite's
+    // pages come into memory.
     setApiDeps({ ...bench.deps, cacheAnswers: false });
     for (const scenario of scenarios(seeder))
       for (let i = 0; i < WARM_UP; i++) await fetch(bench.base + scenario.path).then((r) => r.text());
@@ -731,7 +769,8 @@ function printReadUnits(results: Result[]): void {
     const large = bySize(results, name, SIZES[1]!);
     if (!small || !large) continue;
     console.log(
-      `  ${name}: ${f(small.probe.units)} -> ${f(large.probe.units)} RCU (${large.probe.units > small.probe.units ? 'grew' : 'did not grow'})`,
+      `  ${name}: ${f(small.probe.units)} -> ${f(large.probe.units)} RCU ` +
+        `(${large.probe.units > small.probe.units ? 'grew' : 'did not grow'})`,
     );
   }
 }
@@ -792,7 +831,8 @@ function checkIostatCpu(results: Result[], targets: Targets): void {
   // Every answer of the load computed (none reused), as the target asks.
   const met = has && l.cached === 0 && l.computed > 0 && l.apiCpuMs <= IOSTAT_CPU_TARGET_MS && l.non2xx === 0;
   targets.rows.push([
-    `iostat compare, 2 labels x ${IOSTAT_DISKS.length} disks x ${TARGET_RUNS} runs, computed: <= ${IOSTAT_CPU_TARGET_MS} ms API CPU per request at ${size} runs`,
+    `iostat compare, 2 labels x ${IOSTAT_DISKS.length} disks x ${TARGET_RUNS} runs, computed: ` +
+      `<= ${IOSTAT_CPU_TARGET_MS} ms API CPU per request at ${size} runs`,
     figure,
     met ? 'met' : 'NOT MET',
   ]);
@@ -805,7 +845,8 @@ function printTargets(results: Result[]): void {
   checkReadUnitsFlat(results, targets);
   checkIostatCpu(results, targets);
   console.log(`\n${table(targets.rows, () => false)}`);
-  // The p99 target is the API as deployed (answers kept); beside it, every answer read and computed, for the reader to weigh the cache's share.
+  // The p99 target is the API as deployed (answers kept); beside it, every answer read and
+  // computed, for the reader to weigh the cache's share.
   const p99Rows = [['compare', 'runs', 'p99 computed (cache off)', 'p99 kept (cache on, as deployed)']];
   for (const name of COMPARES)
     for (const size of SIZES)
@@ -816,7 +857,8 @@ function printTargets(results: Result[]): void {
         p99Of(results, name, size).figure,
       ]);
   console.log(
-    `\np99 with every answer read and computed, beside p99 with the API's answer cache:\n${table(p99Rows, (c) => c === 1)}`,
+    `\np99 with every answer read and computed, ` +
+      `beside p99 with the API's answer cache:\n${table(p99Rows, (c) => c === 1)}`,
   );
   console.log(`\ntargets: ${targets.missed.length === 0 ? 'all met' : `NOT met: ${targets.missed.join('; ')}`}`);
 }

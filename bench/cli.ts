@@ -38,7 +38,8 @@ function timeMs(args: readonly string[]): number {
   const ms = performance.now() - started;
   if (run.status !== 0)
     throw new Error(
-      `node ${args.join(' ')} exited with ${run.status ?? run.signal}:\n${(run.stderr || run.stdout).trim().slice(0, 2000)}`,
+      `node ${args.join(' ')} exited with ${run.status ?? run.signal}:\n` +
+        `${(run.stderr || run.stdout).trim().slice(0, 2000)}`,
     );
   return ms;
 }
@@ -46,10 +47,12 @@ function timeMs(args: readonly string[]): number {
 function main(): number {
   console.log('benchdrop start-up benchmark (npm run bench:cli)');
   console.log(
-    `machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), node ${process.version}, load average ${loadAverage()}`,
+    `machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), node ${process.version}, ` +
+      `load average ${loadAverage()}`,
   );
   console.log(
-    `built the command with npm run build (${buildShipped().toFixed(0)} ms); ${rounds} rounds, each: node -e 0, then every command line once`,
+    `built the command with npm run build (${buildShipped().toFixed(0)} ms); ${rounds} rounds, each: ` +
+      'node -e 0, then every command line once',
   );
   const baseline: number[] = [];
   const times = LINES.map(() => [] as number[]);
@@ -76,7 +79,8 @@ function main(): number {
     ]);
   });
   console.log(
-    `\nwall time per fresh process, spawn to exit (medians over ${rounds} rounds; ratios are medians of each round's ratio):\n`,
+    `\nwall time per fresh process, spawn to exit (medians over ${rounds} rounds; ` +
+      `ratios are medians of each round's ratio):\n`,
   );
   console.log(table(rows, (c) => c > 0 && c < 4));
   console.log(`\ntargets: ${unmet.length === 0 ? 'all met' : `NOT met: ${unmet.join('; ')}`}`);

@@ -433,7 +433,8 @@ function linuxDevices(rng: Prng, count: number): Device[] {
 const LINUX_BANNER = 'Linux 5.15.0-91-generic (benchhost) \t01/15/2024 \t_x86_64_\t(8 CPU)';
 const LINUX_CPU_HEADER = 'avg-cpu:  %user   %nice %system %iowait  %steal   %idle';
 const LINUX_HEADER =
-  'Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util';
+  'Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await ' +
+  'wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util';
 
 /** sysstat 12.5's `-x` columns as JSON keys (four differ from the text headers), in the text table's order. */
 const LINUX_KEYS = [
@@ -580,7 +581,10 @@ function freebsdDevices(rng: Prng, count: number): Device[] {
 const FREEBSD_TITLE = '                        extended device statistics  ';
 const FREEBSD_HEADER = 'device       r/s     w/s     kr/s     kw/s  ms/r  ms/w  ms/o  ms/t qlen  %b  ';
 
-/** A right-aligned column; a value wider than it keeps one space before it (FreeBSD's printf would glue it to the last). */
+/**
+ * A right-aligned column; a value wider than it keeps one space before it (FreeBSD's printf would
+ * glue it to the last).
+ */
 function column(text: string, width: number): string {
   return text.length >= width ? ` ${text}` : ' '.repeat(width - text.length) + text;
 }
@@ -632,7 +636,9 @@ function sysstatTime(ms: number): string {
   const two = (n: number) => (n < 10 ? `0${n}` : String(n));
   const hours = t.getUTCHours();
   const h12 = hours % 12 === 0 ? 12 : hours % 12;
-  return `${two(t.getUTCMonth() + 1)}/${two(t.getUTCDate())}/${t.getUTCFullYear()} ${two(h12)}:${two(t.getUTCMinutes())}:${two(t.getUTCSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
+  const date = `${two(t.getUTCMonth() + 1)}/${two(t.getUTCDate())}/${t.getUTCFullYear()}`;
+  const time = `${two(h12)}:${two(t.getUTCMinutes())}:${two(t.getUTCSeconds())}`;
+  return `${date} ${time} ${hours < 12 ? 'AM' : 'PM'}`;
 }
 
 function writeLinuxJson(path: string, targetBytes: number, shape: LogShape = {}): Written {
@@ -658,7 +664,8 @@ function writeLinuxJson(path: string, targetBytes: number, shape: LogShape = {})
     out.line(`\t\t\t\t\t"timestamp": "${sysstatTime(started + reports * 5000)}",`);
     const cpu = cpuLine(rng, sinceBoot).trim().split(/\s+/);
     out.line(
-      `\t\t\t\t\t"avg-cpu":  {"user": ${cpu[0]}, "nice": ${cpu[1]}, "system": ${cpu[2]}, "iowait": ${cpu[3]}, "steal": ${cpu[4]}, "idle": ${cpu[5]}},`,
+      `\t\t\t\t\t"avg-cpu":  {"user": ${cpu[0]}, "nice": ${cpu[1]}, "system": ${cpu[2]}, "iowait": ${cpu[3]}, ` +
+        `"steal": ${cpu[4]}, "idle": ${cpu[5]}},`,
     );
     out.line('\t\t\t\t\t"disk": [');
     devices.forEach((d, i) => {
@@ -773,7 +780,8 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     const log = ensureLog(kind, bytes);
     const took = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
-      `${log.reused ? 'reused' : 'wrote'} ${log.path}: ${(log.bytes / MB).toFixed(1)} MB, ${log.lines} lines, ${log.reports} reports x ${log.devices} devices (${took} s)`,
+      `${log.reused ? 'reused' : 'wrote'} ${log.path}: ${(log.bytes / MB).toFixed(1)} MB, ` +
+        `${log.lines} lines, ${log.reports} reports x ${log.devices} devices (${took} s)`,
     );
   }
 }

@@ -184,7 +184,8 @@ async function settle(
     if (Date.now() > deadline) {
       const missing = [...keys].filter((k) => !found.has(k));
       throw new CheckFailed(
-        `${missing.length} upload(s) not ready or failed ${seconds(limitMs)} after the last PUT: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`,
+        `${missing.length} upload(s) not ready or failed ${seconds(limitMs)} after the last PUT: ` +
+          `${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`,
       );
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
@@ -292,7 +293,8 @@ async function uploadMix(
   const sent = await putAll(s3, endpoints, files, dir);
   const putsDone = Date.now();
   console.log(
-    `  ${files.length} PUTs done in ${seconds(putsDone - started)} (median PUT ${median(sent.map((s) => s.putMs)).toFixed(0)} ms); waiting for ready...`,
+    `  ${files.length} PUTs done in ${seconds(putsDone - started)} ` +
+      `(median PUT ${median(sent.map((s) => s.putMs)).toFixed(0)} ms); waiting for ready...`,
   );
   let shown = 0;
   const records = await settle(endpoints, new Set(sent.map((s) => s.key)), SETTLE_LIMIT_MS, (done) => {
@@ -422,13 +424,19 @@ async function prepareInputs(): Promise<{ mix: Awaited<ReturnType<typeof ensureM
   const mixBytes = mix.files.reduce((n, f) => n + f.bytes, 0);
   const kinds = new Map<string, number>();
   for (const f of mix.files) kinds.set(f.kind, (kinds.get(f.kind) ?? 0) + 1);
+  const samples = count(mix.files.reduce((n, f) => n + f.expectedSamples, 0));
+  const byKind = [...kinds].map(([k, n]) => `${k} ${n}`).join(', ');
   console.log(
-    `mixed set: ${mix.reused ? 'reusing' : 'generated'} ${rel(mix.dir)} (${mix.files.length} files, ${megabytes(mixBytes)}, ${count(mix.files.reduce((n, f) => n + f.expectedSamples, 0))} samples; ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}${mix.reused ? '' : `; ${seconds(performance.now() - started)}`})`,
+    `mixed set: ${mix.reused ? 'reusing' : 'generated'} ${rel(mix.dir)} ` +
+      `(${mix.files.length} files, ${megabytes(mixBytes)}, ${samples} samples; ${byKind}` +
+      `${mix.reused ? '' : `; ${seconds(performance.now() - started)}`})`,
   );
   started = performance.now();
   const big = ensureLog('solaris', BIG_BYTES);
   console.log(
-    `big log: ${big.reused ? 'reusing' : 'generated'} ${rel(big.path)} (${megabytes(big.bytes)}, ${big.reports} reports x ${big.devices} devices${big.reused ? '' : `, ${seconds(performance.now() - started)}`})`,
+    `big log: ${big.reused ? 'reusing' : 'generated'} ${rel(big.path)} ` +
+      `(${megabytes(big.bytes)}, ${big.reports} reports x ${big.devices} devices` +
+      `${big.reused ? '' : `, ${seconds(performance.now() - started)}`})`,
   );
   return { mix, big };
 }
@@ -444,7 +452,8 @@ async function startLab(scratch: string): Promise<LabProcess> {
   });
   const endpoints = lab.endpoints;
   console.log(
-    `lab: pid ${lab.pid}, ready in ${seconds(performance.now() - started)}; S3 ${endpoints.s3Endpoint}, API ${endpoints.apiUrl}`,
+    `lab: pid ${lab.pid}, ready in ${seconds(performance.now() - started)}; ` +
+      `S3 ${endpoints.s3Endpoint}, API ${endpoints.apiUrl}`,
   );
   return lab;
 }
@@ -472,19 +481,25 @@ async function runPhases(
   console.log(`\n1. ${mix.files.length} files at concurrency ${CONCURRENCY}`);
   const m = await uploadMix(s3, endpoints, mix.files, mix.dir, lab.pid);
   console.log(
-    `  all ready: ${m.runs} runs, ${count(m.samples)} samples (as uploaded); lab CPU ${m.labCpuS.toFixed(1)} s over ${seconds(m.windowMs)}`,
+    `  all ready: ${m.runs} runs, ${count(m.samples)} samples (as uploaded); ` +
+      `lab CPU ${m.labCpuS.toFixed(1)} s over ${seconds(m.windowMs)}`,
   );
   console.log(`\n2. the ${megabytes(big.bytes)} log through the lab`);
   const b = await uploadBig(s3, endpoints, big.path, big.bytes, bigSamples, lab.pid);
   console.log(
-    `  ready after ${seconds(b.readyMs)}, ${count(bigSamples)} samples (as uploaded); lab CPU ${b.labCpuS.toFixed(1)} s, lab peak RSS ${b.lab.peakMB.toFixed(0)} MB${b.peakWasReset ? '' : ' (since the lab started: clear_refs not writable)'}`,
+    `  ready after ${seconds(b.readyMs)}, ${count(bigSamples)} samples (as uploaded); ` +
+      `lab CPU ${b.labCpuS.toFixed(1)} s, lab peak RSS ${b.lab.peakMB.toFixed(0)} MB` +
+      `${b.peakWasReset ? '' : ' (since the lab started: clear_refs not writable)'}`,
   );
   s3.destroy();
   console.log(`\n3. the ingest path alone on the same object (ingest handler in a plain node process)`);
   const r = await runIngestPath(scratch, endpoints, b, big.bytes, bigSamples);
   const sampled = r.result.rssSamplesKiB;
   console.log(
-    `  handler ${seconds(r.result.ms)} (CPU ${seconds(r.result.cpuMs)}; process ${seconds(r.processMs)} spawn to exit), peak RSS ${kibToMB(r.result.rss.peakKiB).toFixed(1)} MB ${r.result.rss.source}; RSS sampled while ingesting: median ${kibToMB(median(sampled)).toFixed(0)} MB, max ${kibToMB(Math.max(...sampled)).toFixed(0)} MB`,
+    `  handler ${seconds(r.result.ms)} (CPU ${seconds(r.result.cpuMs)}; ` +
+      `process ${seconds(r.processMs)} spawn to exit), ` +
+      `peak RSS ${kibToMB(r.result.rss.peakKiB).toFixed(1)} MB ${r.result.rss.source}; RSS sampled while ingesting: ` +
+      `median ${kibToMB(median(sampled)).toFixed(0)} MB, max ${kibToMB(Math.max(...sampled)).toFixed(0)} MB`,
   );
   return { mix: m, big: b, runner: r };
 }
@@ -496,7 +511,8 @@ function mixRows(m: MixResult): string[][] {
   const perSecond = m.windowMs / 1000;
   return [
     heading(
-      `${m.files} files, ${megabytes(m.bytes)} (${(MIN_BYTES / 1000).toFixed(0)} KB-${(MAX_BYTES / MB).toFixed(0)} MB), concurrency ${CONCURRENCY}`,
+      `${m.files} files, ${megabytes(m.bytes)} ` +
+        `(${(MIN_BYTES / 1000).toFixed(0)} KB-${(MAX_BYTES / MB).toFixed(0)} MB), concurrency ${CONCURRENCY}`,
     ),
     figure('  files/s (first PUT sent to last ready)', (m.files / perSecond).toFixed(1)),
     figure('  samples/s', count(Math.round(m.samples / perSecond))),
@@ -515,7 +531,8 @@ function mixRows(m: MixResult): string[][] {
 function bigRows(log: GeneratedLog, b: BigResult, r: RunnerRun, rssMet: boolean): string[][] {
   return [
     heading(
-      `${megabytes(log.bytes)} Solaris iostat -xn log (${log.devices} devices, ${count(log.reports * log.devices)} samples)`,
+      `${megabytes(log.bytes)} Solaris iostat -xn log ` +
+        `(${log.devices} devices, ${count(log.reports * log.devices)} samples)`,
     ),
     figure('  PUT to ready, through the lab', seconds(b.readyMs)),
     figure('  lab process CPU time meanwhile', seconds(b.labCpuS * 1000)),
@@ -544,16 +561,18 @@ function printSummary(log: GeneratedLog, phases: Phases): void {
   ];
   console.log('\nwall clock on this machine (CPU times show how much of it the processes got); 1 MB = 10^6 bytes:\n');
   console.log(table(rows, (c) => c === 1 || c === 2));
-  console.log(
-    `\ntargets: ${rssMet ? 'all met' : `NOT met: ingest path peak RSS ${runnerPeakMB.toFixed(0)} MB > ${RSS_TARGET_MB} MB`}`,
-  );
+  const verdict = rssMet
+    ? 'all met'
+    : `NOT met: ingest path peak RSS ${runnerPeakMB.toFixed(0)} MB > ${RSS_TARGET_MB} MB`;
+  console.log(`\ntargets: ${verdict}`);
 }
 
 async function main(): Promise<number> {
   const benchStarted = performance.now();
   console.log('benchdrop ingest benchmark (npm run bench:ingest)');
   console.log(
-    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}`,
+    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ` +
+      `${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}`,
   );
   console.log(`load average at start: ${loadAverage()} (other processes on this machine share its CPUs)`);
   const inputs = await prepareInputs();

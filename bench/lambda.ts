@@ -82,6 +82,8 @@ const VARIANTS: readonly Variant[] = ['deployed', 'sdk-external'];
 
 /** Marks the probe's result line among the handler's own JSON logs. */
 const RESULT_MARK = 'BENCH_LAMBDA_RESULT ';
+/** The probe's code for its result, printed after RESULT_MARK. */
+const RESULT_JSON = 'JSON.stringify({ initMs, initCpuMs: (cpu.user + cpu.system) / 1000, invokeMs, results })';
 
 /**
  * Runs in the child with plain node: the import is timed, then each event of the
@@ -120,7 +122,7 @@ for (const [i, event] of events.entries()) {
   results.push(await module.handler(event, context));
   invokeMs.push(performance.now() - t);
 }
-process.stdout.write('\\n${RESULT_MARK}' + JSON.stringify({ initMs, initCpuMs: (cpu.user + cpu.system) / 1000, invokeMs, results }) + '\\n');
+process.stdout.write('\\n${RESULT_MARK}' + ${RESULT_JSON} + '\\n');
 process.exit(0);
 `;
 
@@ -184,7 +186,8 @@ function probe(
       if (code !== 0)
         return reject(
           new Error(
-            `node ${relative(ROOT, bundlePath)} exited with ${code ?? signal}:\n${(stderr || stdout).trim().slice(0, 4000)}`,
+            `node ${relative(ROOT, bundlePath)} exited with ${code ?? signal}:\n` +
+              `${(stderr || stdout).trim().slice(0, 4000)}`,
           ),
         );
       const line = stdout.split('\n').find((l) => l.startsWith(RESULT_MARK));
@@ -275,7 +278,8 @@ async function buildBundles(): Promise<Built[]> {
       const bytes = statSync(outfile).size;
       const mapBytes = statSync(`${outfile}.map`).size;
       console.log(
-        `built ${relative(ROOT, outfile)} (${variant}): ${bytes} bytes (${(bytes / KB).toFixed(1)} KB), source map ${(mapBytes / KB).toFixed(1)} KB, in ${(performance.now() - started).toFixed(0)} ms`,
+        `built ${relative(ROOT, outfile)} (${variant}): ${bytes} bytes (${(bytes / KB).toFixed(1)} KB), ` +
+          `source map ${(mapBytes / KB).toFixed(1)} KB, in ${(performance.now() - started).toFixed(0)} ms`,
       );
       builds.push({ name: fn.name, variant, service: fn.service, bundle: outfile, bytes, mapBytes, samples: [] });
     }
@@ -335,7 +339,8 @@ function answerProblems(b: Built, results: unknown[]): string[] {
       const devices = r.statusCode === 200 ? (JSON.parse(String(r.body)) as { devices: unknown[] }).devices : [];
       if (r.statusCode !== 200 || devices.length === 0)
         problems.push(
-          `${b.name} (${b.variant}) invocation ${i + 1}: ${r.statusCode} ${String(r.body).slice(0, 300)} (expected 200 with the devices ingested so far)`,
+          `${b.name} (${b.variant}) invocation ${i + 1}: ${r.statusCode} ${String(r.body).slice(0, 300)} ` +
+            '(expected 200 with the devices ingested so far)',
         );
     }
   }
@@ -381,9 +386,8 @@ async function runRounds(builds: Built[]): Promise<string[]> {
       for (const b of builds) {
         const s = await coldStart(stage, b);
         b.samples.push(s);
-        parts.push(
-          `${b.name}${b.variant === 'deployed' ? '' : ' (sdk-external)'} ${s.initMs.toFixed(0)}+${s.firstMs.toFixed(0)}`,
-        );
+        const variant = b.variant === 'deployed' ? '' : ' (sdk-external)';
+        parts.push(`${b.name}${variant} ${s.initMs.toFixed(0)}+${s.firstMs.toFixed(0)}`);
       }
       console.log(`  round ${round} (init + first invocation, ms): ${parts.join(', ')}`);
     }
@@ -472,7 +476,9 @@ function printReport(builds: Built[], problems: string[]): void {
   );
   console.log(table(sizes, (c) => c > 0 && c < 4));
   console.log(
-    `\ninit = await import(bundle) in a fresh node with the function's environment; then two invocations against dynalite and s3rver; cold start = init + 1st invocation. Medians of ${rounds} rounds; "deployed" is what the stack ships, "sdk-external" the same code resolving the SDK from node_modules:\n`,
+    `\ninit = await import(bundle) in a fresh node with the function's environment; ` +
+      `then two invocations against dynalite and s3rver; cold start = init + 1st invocation. Medians of ${rounds} ` +
+      `rounds; "deployed" is what the stack ships, "sdk-external" the same code resolving the SDK from node_modules:\n`,
   );
   console.log(table(times, (c) => c > 1 && c < 9));
   if (problems.length > 0) {
@@ -485,7 +491,8 @@ function printReport(builds: Built[], problems: string[]): void {
 
 async function main(): Promise<number> {
   console.log(
-    `bench:lambda: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), node ${process.version}, esbuild ${esbuildVersion}, load average ${loadAverage()}`,
+    `bench:lambda: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), node ${process.version}, ` +
+      `esbuild ${esbuildVersion}, load average ${loadAverage()}`,
   );
   const builds = await buildBundles();
   const problems = await runRounds(builds);

@@ -107,7 +107,8 @@ const removalOf = (ctx: Context, uploaded: S3EventRecordInput): S3EventRecordInp
 /** Step 1: the widest file admitted, ingested; its peak RSS in MB. */
 async function ingestWidest(ctx: Context): Promise<{ record: S3EventRecordInput; peakMB: number }> {
   console.log(
-    `\n1. the widest file admitted: ${count(WIDE_SERIES)} series (${WIDE_SERIES / SESSION_DEVICES} sessions x ${count(SESSION_DEVICES)} devices, 20 reports)`,
+    `\n1. the widest file admitted: ${count(WIDE_SERIES)} series ` +
+      `(${WIDE_SERIES / SESSION_DEVICES} sessions x ${count(SESSION_DEVICES)} devices, 20 reports)`,
   );
   const wideBody = wideLog(WIDE_SERIES, 20);
   const wide = await putLog(ctx, 'wide/limit.iostat.txt', wideBody);
@@ -117,7 +118,8 @@ async function ingestWidest(ctx: Context): Promise<{ record: S3EventRecordInput;
     throw new CheckFailed(`the widest file: ${JSON.stringify(wideRecord)?.slice(0, 300)}`);
   const peakMB = (wideRun.result.rss.peakKiB * 1024) / MB;
   console.log(
-    `  ${(wideBody.length / MB).toFixed(1)} MB ready in ${seconds(wideRun.result.ms)} (CPU ${seconds(wideRun.result.cpuMs)}), peak RSS ${peakMB.toFixed(0)} MB ${wideRun.result.rss.source}`,
+    `  ${(wideBody.length / MB).toFixed(1)} MB ready in ${seconds(wideRun.result.ms)} ` +
+      `(CPU ${seconds(wideRun.result.cpuMs)}), peak RSS ${peakMB.toFixed(0)} MB ${wideRun.result.rss.source}`,
   );
   return { record: wide, peakMB };
 }
@@ -137,7 +139,10 @@ async function ingestOneMore(ctx: Context): Promise<void> {
   console.log(`  failed at line ${overRecord.line}: ${overRecord.message?.slice(0, 140)}...`);
 }
 
-/** Step 3: a big upload ingested with the limit raised, then deleted (and the widest file too); the delete's seconds. */
+/**
+ * Step 3: a big upload ingested with the limit raised, then deleted (and the widest file too); the
+ * delete's seconds.
+ */
 async function ingestAndDelete(ctx: Context, wide: S3EventRecordInput): Promise<number> {
   console.log(`\n3. a ${count(DELETE_SERIES)}-series upload, ingested (limit raised for it), then deleted`);
   const big = await putLog(ctx, 'wide/fifty.iostat.txt', wideLog(DELETE_SERIES, 3));
@@ -147,7 +152,9 @@ async function ingestAndDelete(ctx: Context, wide: S3EventRecordInput): Promise<
     throw new CheckFailed('the 50,000-series upload did not end ready');
   const itemsBefore = await runItems(ctx);
   console.log(
-    `  ingested in ${seconds(bigRun.result.ms)}, peak RSS ${((bigRun.result.rss.peakKiB * 1024) / MB).toFixed(0)} MB; ${count(itemsBefore)} run items in the table`,
+    `  ingested in ${seconds(bigRun.result.ms)}, ` +
+      `peak RSS ${((bigRun.result.rss.peakKiB * 1024) / MB).toFixed(0)} MB; ` +
+      `${count(itemsBefore)} run items in the table`,
   );
   const deleteRun = await runIngestRunner(ctx.bundle, ctx.scratch, ctx.endpoints, TABLE, removalOf(ctx, big));
   const bigLeft = (await uploadRecord(ctx, big))?.status;
@@ -191,7 +198,8 @@ async function main(): Promise<number> {
   const started = performance.now();
   console.log('benchdrop limits benchmark (npm run bench:limits)');
   console.log(
-    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}); node ${process.version}; load average ${loadAverage()}`,
+    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}); node ${process.version}; ` +
+      `load average ${loadAverage()}`,
   );
   const scratch = await mkdtemp(join(tmpdir(), 'benchdrop-bench-limits-'));
   const env = await startEmulators({ dynaliteProcess: true, maxUploadBytes: LAB_DEFAULTS.maxUploadMB * MB });

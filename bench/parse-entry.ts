@@ -5,8 +5,9 @@
  *
  * Parses FILE with parseFile and summaries only (keepSamples: false), the way the
  * CLI reads a large log: on every core (parallel.ts, its worker bundled beside this
- * file as parse-worker.mjs; BENCHDROP_SEQUENTIAL=1 keeps one thread), and prints one JSON line per run and device with the mean (and count) of every
- * canonical metric, then a last line with totals and the peak RSS (VmHWM and
+ * file as parse-worker.mjs; BENCHDROP_SEQUENTIAL=1 keeps one thread), and prints
+ * one JSON line per run and device with the mean (and count) of every canonical
+ * metric, then a last line with totals and the peak RSS (VmHWM and
  * process.resourceUsage().maxRSS).
  */
 import { statSync } from 'node:fs';

@@ -240,7 +240,8 @@ function crossCheck(kind: LogKind, awk: AwkMeans, bd: BenchdropMeans): { problem
   const { totals } = bd;
   if (totals.runs !== 1)
     problems.push(
-      `benchdrop found ${totals.runs} runs in the file, awk treats it as 1 (reports per run: ${totals.reports.join(', ')})`,
+      `benchdrop found ${totals.runs} runs in the file, awk treats it as 1 ` +
+        `(reports per run: ${totals.reports.join(', ')})`,
     );
   if (totals.reports[0] !== awk.reports)
     problems.push(`benchdrop counted ${totals.reports[0]} reports, awk ${awk.reports}`);
@@ -277,7 +278,8 @@ function crossCheck(kind: LogKind, awk: AwkMeans, bd: BenchdropMeans): { problem
       }
       if (diff > TOLERANCE * Math.max(Math.abs(actual), Math.abs(expected)) && diff > 1e-12) {
         problems.push(
-          `${device} ${metric}: benchdrop ${actual}, awk ${names.join('+')} ${expected} (relative difference ${(diff / Math.max(Math.abs(actual), Math.abs(expected))).toExponential(2)})`,
+          `${device} ${metric}: benchdrop ${actual}, awk ${names.join('+')} ${expected} ` +
+            `(relative difference ${(diff / Math.max(Math.abs(actual), Math.abs(expected))).toExponential(2)})`,
         );
       }
     }
@@ -321,12 +323,14 @@ function printMachine(): void {
   const awkVersion = sh('awk', ['-W', 'version']).split('\n')[0] || sh('awk', ['--version']).split('\n')[0];
   console.log('benchdrop parsing benchmark (npm run bench:parse)');
   console.log(
-    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}; awk: ${awkVersion}`,
+    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ` +
+      `${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}; awk: ${awkVersion}`,
   );
   console.log(`load average at start: ${loadAverage()} (other processes on this machine share its CPUs)`);
-  console.log(
-    `files: ${plan.map((f) => `${f.kind} ${(f.bytes / MB).toFixed(0)} MB (${f.rounds} round${f.rounds === 1 ? '' : 's'})`).join(', ')}; each round times every side once; medians reported; 1 MB = 10^6 bytes`,
+  const files = plan.map(
+    (f) => `${f.kind} ${(f.bytes / MB).toFixed(0)} MB (${f.rounds} round${f.rounds === 1 ? '' : 's'})`,
   );
+  console.log(`files: ${files.join(', ')}; each round times every side once; medians reported; 1 MB = 10^6 bytes`);
 }
 
 /** Builds the command, and bundles the in-process entry and the line counter for plain `node`. */
@@ -350,7 +354,8 @@ async function buildSides(): Promise<Bundles> {
   });
   const bundles = { parse: join(OUT_DIR, 'parse-entry.mjs'), count: join(OUT_DIR, 'count-lines-entry.mjs') };
   console.log(
-    `bundled ${rel(bundles.parse)} and ${rel(bundles.count)} with esbuild (${(performance.now() - started).toFixed(0)} ms)`,
+    `bundled ${rel(bundles.parse)} and ${rel(bundles.count)} with esbuild ` +
+      `(${(performance.now() - started).toFixed(0)} ms)`,
   );
   return bundles;
 }
@@ -359,7 +364,9 @@ function generateLog({ kind, bytes }: PlannedFile): GeneratedLog {
   const genStarted = performance.now();
   const log = ensureLog(kind, bytes);
   console.log(
-    `\n${LABEL[kind]}: ${log.reused ? 'reusing' : 'generated'} ${rel(log.path)} (${(log.bytes / MB).toFixed(1)} MB, ${log.lines} lines, ${log.reports} reports x ${log.devices} devices${log.reused ? '' : `, ${((performance.now() - genStarted) / 1000).toFixed(1)} s`})`,
+    `\n${LABEL[kind]}: ${log.reused ? 'reusing' : 'generated'} ${rel(log.path)} ` +
+      `(${(log.bytes / MB).toFixed(1)} MB, ${log.lines} lines, ${log.reports} reports x ${log.devices} devices` +
+      `${log.reused ? '' : `, ${((performance.now() - genStarted) / 1000).toFixed(1)} s`})`,
   );
   return log;
 }
@@ -423,7 +430,11 @@ function runRound(r: Result, round: number, bundles: Bundles, first: FirstOutput
   first.awk ??= awk.stdout;
   first.bd ??= bd.stdout;
   console.log(
-    `  round ${round}: line count ${(count.ms / 1000).toFixed(2)} s, awk ${(awk.ms / 1000).toFixed(2)} s, benchdrop parse ${(cli.ms / 1000).toFixed(2)} s (peak RSS ${cli.rssMB?.toFixed(1) ?? 'not measured'} MB), in-process entry ${(bd.ms / 1000).toFixed(2)} s (parse ${(parsed.totals.parseMs / 1000).toFixed(2)} s in-process, peak RSS ${rssMB.toFixed(1)} MB ${parsed.totals.rss.source}, maxRSS ${((parsed.totals.rss.maxRSSKiB * 1024) / MB).toFixed(1)} MB)`,
+    `  round ${round}: line count ${(count.ms / 1000).toFixed(2)} s, awk ${(awk.ms / 1000).toFixed(2)} s, ` +
+      `benchdrop parse ${(cli.ms / 1000).toFixed(2)} s (peak RSS ${cli.rssMB?.toFixed(1) ?? 'not measured'} MB), ` +
+      `in-process entry ${(bd.ms / 1000).toFixed(2)} s (parse ${(parsed.totals.parseMs / 1000).toFixed(2)} s ` +
+      `in-process, peak RSS ${rssMB.toFixed(1)} MB ${parsed.totals.rss.source}, ` +
+      `maxRSS ${((parsed.totals.rss.maxRSSKiB * 1024) / MB).toFixed(1)} MB)`,
   );
 }
 
@@ -453,7 +464,10 @@ function reportCrossCheck(r: Result): boolean {
     return false;
   }
   console.log(
-    `  cross-check: ${r.compared} per-device means (${Object.keys(CROSS_CHECK[r.log.kind]).join(', ')}) agree with awk's to ${TOLERANCE} relative (the in-process entry) and to their printed digits (benchdrop parse's table); benchdrop read ${r.totals.runs} run (${r.totals.dialects.join(', ')}, ${r.totals.reports.join('+')} reports)`,
+    `  cross-check: ${r.compared} per-device means (${Object.keys(CROSS_CHECK[r.log.kind]).join(', ')}) ` +
+      `agree with awk's to ${TOLERANCE} relative (the in-process entry) ` +
+      "and to their printed digits (benchdrop parse's table); " +
+      `benchdrop read ${r.totals.runs} run (${r.totals.dialects.join(', ')}, ${r.totals.reports.join('+')} reports)`,
   );
   return true;
 }
@@ -498,7 +512,8 @@ function checkMemoryFlat(side: Side, results: Result[], misses: Map<Result, stri
     const regularRss = regular && side.rssMB(regular);
     if (regularRss === undefined || bigRss === undefined) {
       flatLines.push(
-        `memory flat, ${side.name}: not measured (no ${(sizeBytes / MB).toFixed(0)} MB ${big.log.kind} file or no peak RSS to compare ${basename(big.log.path)} with)`,
+        `memory flat, ${side.name}: not measured (no ${(sizeBytes / MB).toFixed(0)} MB ${big.log.kind} file or no ` +
+          `peak RSS to compare ${basename(big.log.path)} with)`,
       );
       continue;
     }
@@ -508,10 +523,15 @@ function checkMemoryFlat(side: Side, results: Result[], misses: Map<Result, stri
       misses
         .get(big)!
         .push(
-          `${side.name}: peak RSS ${bigRss.toFixed(1)} MB more than ${RSS_FLAT_MARGIN * 100} % above ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB`,
+          `${side.name}: peak RSS ${bigRss.toFixed(1)} MB more than ${RSS_FLAT_MARGIN * 100} % ` +
+            `above ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB`,
         );
     flatLines.push(
-      `memory flat, ${side.name}: peak RSS ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB, ${bigRss.toFixed(1)} MB at ${(big.log.bytes / MB).toFixed(0)} MB (x${(bigRss / regularRss).toFixed(2)}; target: at most ${RSS_FLAT_MARGIN * 100} % more, <= ${limit.toFixed(1)} MB, and <= ${RSS_TARGET_MB} MB): ${met ? 'met' : 'NOT MET'}`,
+      `memory flat, ${side.name}: ` +
+        `peak RSS ${regularRss.toFixed(1)} MB at ${(regular!.log.bytes / MB).toFixed(0)} MB, ` +
+        `${bigRss.toFixed(1)} MB at ${(big.log.bytes / MB).toFixed(0)} MB (x${(bigRss / regularRss).toFixed(2)}; ` +
+        `target: at most ${RSS_FLAT_MARGIN * 100} % more, <= ${limit.toFixed(1)} MB, and <= ${RSS_TARGET_MB} MB): ` +
+        `${met ? 'met' : 'NOT MET'}`,
     );
   }
 }
@@ -569,22 +589,25 @@ function summarise(results: Result[]): Summary {
 function printSummary(results: Result[], failed: boolean, benchStarted: number): void {
   const { rows, refRows, flatLines, unmet } = summarise(results);
   console.log(
-    "\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio). `benchdrop parse` is the command as a user runs it (node bin/benchdrop.js parse FILE, peak RSS by GNU time); `in-process entry` is parseFile alone in a bundle (peak RSS by VmHWM):\n",
+    "\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio). " +
+      '`benchdrop parse` is the command as a user runs it (node bin/benchdrop.js parse FILE, peak RSS by GNU time); ' +
+      '`in-process entry` is parseFile alone in a bundle (peak RSS by VmHWM):\n',
   );
   console.log(table(rows, (c) => c > 1 && c < 10));
   console.log(
-    "\nread-limit reference (plain node reading the file as the parser does (fileChunks: 256 KiB reads into two reused buffers) and counting '\\n'; the ratios say how far each side is from merely reading the file):\n",
+    '\nread-limit reference (plain node reading the file as the parser does (fileChunks: 256 KiB reads into two ' +
+      "reused buffers) and counting '\\n'; the ratios say how far each side is from merely reading the file):\n",
   );
   console.log(table(refRows, (c) => c > 0));
   if (flatLines.length > 0) console.log(`\n${flatLines.join('\n')}`);
   const complete = results.length === plan.length;
   console.log(
-    `\nload average at end: ${loadAverage()}; bench:parse took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`,
+    `\nload average at end: ${loadAverage()}; ` +
+      `bench:parse took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`,
   );
   if (failed) console.log('bench FAILED: see above');
-  console.log(
-    `targets: ${unmet.length === 0 && complete ? 'all met' : `NOT met: ${[...unmet, ...(complete ? [] : ['a file failed to run'])].join('; ')}`}`,
-  );
+  const notMet = [...unmet, ...(complete ? [] : ['a file failed to run'])];
+  console.log(`targets: ${unmet.length === 0 && complete ? 'all met' : `NOT met: ${notMet.join('; ')}`}`);
 }
 
 async function main(): Promise<number> {

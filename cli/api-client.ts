@@ -106,7 +106,8 @@ export class ApiClient {
       signed = await signer.sign(request, this.deps.signingDate ? { signingDate: this.deps.signingDate } : {});
     } catch (error) {
       throw new CliError(
-        `no AWS credentials to sign the request to ${this.target.url} (${(error as Error).message}); configure them (aws configure, AWS_PROFILE or AWS_ACCESS_KEY_ID) or ${TARGET_HELP}`,
+        `no AWS credentials to sign the request to ${this.target.url} (${(error as Error).message}); ` +
+          `configure them (aws configure, AWS_PROFILE or AWS_ACCESS_KEY_ID) or ${TARGET_HELP}`,
       );
     }
     const out: Record<string, string> = {};
@@ -155,7 +156,8 @@ export class ApiClient {
       });
     } catch (error) {
       throw new CliError(
-        `could not reach the benchdrop API at ${this.target.url} (from ${this.target.source}): ${reason(error)}; ${this.target.notAnswering ?? `is the lab running? Otherwise ${TARGET_HELP}`}`,
+        `could not reach the benchdrop API at ${this.target.url} (from ${this.target.source}): ${reason(error)}; ` +
+          `${this.target.notAnswering ?? `is the lab running? Otherwise ${TARGET_HELP}`}`,
       );
     }
     const text = await response.text();
@@ -169,7 +171,8 @@ export class ApiClient {
   /** An answer no benchdrop API gives: the URL most likely names something else. */
   private notBenchdrop(path: string, how: string): CliError {
     return new CliError(
-      `the API at ${this.target.url} answered ${path} ${how}; is ${this.target.url} a benchdrop API? Otherwise ${TARGET_HELP}`,
+      `the API at ${this.target.url} answered ${path} ${how}; ` +
+        `is ${this.target.url} a benchdrop API? Otherwise ${TARGET_HELP}`,
     );
   }
 }

@@ -50,7 +50,8 @@ export async function findLabFile(dataFlag: string | undefined, cwd: string): Pr
   const found = await readLabFile(dataDir, cwd);
   if (found === undefined && dataFlag !== undefined) {
     throw new CliError(
-      `--data ${dataFlag}: there is no ${labFilePath(dataFlag)}; the lab writes it there when it starts (${startCommand(dataFlag)})`,
+      `--data ${dataFlag}: there is no ${labFilePath(dataFlag)}; ` +
+        `the lab writes it there when it starts (${startCommand(dataFlag)})`,
     );
   }
   return found;
@@ -73,7 +74,8 @@ export async function readLabFile(dataDir: string, cwd: string): Promise<LabFile
 function endpointsIn(text: string, path: string, dataDir: string): LabFileEndpoints {
   const unlike = (why: string) =>
     new CliError(
-      `${path} is not a lab's endpoints file (${why}); the lab writes a new one when it starts (${startCommand(dataDir)}), or name the lab with --api URL`,
+      `${path} is not a lab's endpoints file (${why}); ` +
+        `the lab writes a new one when it starts (${startCommand(dataDir)}), or name the lab with --api URL`,
     );
   let json: unknown;
   try {

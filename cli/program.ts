@@ -32,7 +32,8 @@ function apiOptions(command: Command): Command {
     )
     .option(
       '--data <dir>',
-      `a local lab's data folder: its ${LAB_FILE}, written by npm start, names the API and bucket (default: ${DEFAULT_DATA_DIR})`,
+      "a local lab's data folder: " +
+        `its ${LAB_FILE}, written by npm start, names the API and bucket (default: ${DEFAULT_DATA_DIR})`,
     )
     .option(
       '--region <region>',
@@ -58,7 +59,8 @@ export function buildProgram(
     )
     .addHelpText(
       'after',
-      `\nCommands that talk to a lab use --api or --stack when given, else the lab \`npm start\` runs\nin this folder (its ${DEFAULT_LAB_FILE}, or --data DIR's), else $${API_ENV}.`,
+      '\nCommands that talk to a lab use --api or --stack when given, else the lab `npm start` runs\n' +
+        `in this folder (its ${DEFAULT_LAB_FILE}, or --data DIR's), else $${API_ENV}.`,
     )
     .showHelpAfterError()
     .exitOverride()
@@ -88,7 +90,8 @@ function addUpload(program: Command, io: Output, deps: UploadDeps, run: Run): vo
     program
       .command('upload')
       .description(
-        "upload log files to the lab's bucket (key <device or folder>/<file name>), optionally waiting until they are parsed",
+        "upload log files to the lab's bucket (key <device or folder>/<file name>), " +
+          'optionally waiting until they are parsed',
       )
       .argument('<file...>', 'log files (plain or .gz)')
       .option(
@@ -108,7 +111,8 @@ function addUpload(program: Command, io: Output, deps: UploadDeps, run: Run): vo
       )
       .option(
         '--endpoint <url>',
-        `S3 endpoint of a local lab, e.g. ${LAB_S3_EXAMPLE} (default: from --data's ${LAB_FILE}, else $${S3_ENDPOINT_ENV})`,
+        `S3 endpoint of a local lab, e.g. ${LAB_S3_EXAMPLE} ` +
+          `(default: from --data's ${LAB_FILE}, else $${S3_ENDPOINT_ENV})`,
       ),
   ).action((files: string[], options) =>
     run(async () => (await import('./commands/upload.ts')).uploadCommand(files, options, io, deps)),
@@ -138,7 +142,8 @@ function addListings(program: Command, io: Output, deps: UploadDeps, run: Run): 
     program
       .command('uploads')
       .description(
-        'what became of each uploaded key (ready with its runs, failed and why, deleted); --history lists every version',
+        'what became of each uploaded key (ready with its runs, failed and why, deleted); ' +
+          '--history lists every version',
       )
       .option(
         '--status <status>',
@@ -163,7 +168,8 @@ function addCompare(program: Command, io: Output, deps: UploadDeps, run: Run): v
       .option('--json', "print the API's Comparison JSON unchanged")
       .option(
         '--html [file]',
-        'also write the report page of this comparison as one self-contained HTML file (without a file: to --out, else a new file in the temp folder), and say where',
+        'also write the report page of this comparison as one self-contained HTML file (without a file: ' +
+          'to --out, else a new file in the temp folder), and say where',
       )
       .option('--out <file>', 'where --html writes (implies --html)'),
   ).action((a: string, b: string, options) =>

@@ -84,8 +84,13 @@ export interface BucketTarget {
 }
 
 /** Every way of naming the lab, for the messages that need one. */
-export const TARGET_HELP = `name the lab with --api URL (e.g. ${LAB_API_EXAMPLE}) or --stack NAME (e.g. Benchdrop-mylab), run \`npm start\` in this folder (or give --data DIR, the data folder of a running lab), or set ${API_ENV}`;
-export const BUCKET_HELP = `name the bucket with --bucket NAME [--endpoint URL] or --stack NAME, run \`npm start\` in this folder (or give --data DIR), or set ${BUCKET_ENV} [and ${S3_ENDPOINT_ENV}]`;
+export const TARGET_HELP =
+  `name the lab with --api URL (e.g. ${LAB_API_EXAMPLE}) or --stack NAME (e.g. Benchdrop-mylab), ` +
+  'run `npm start` in this folder (or give --data DIR, the data folder of a running lab), ' +
+  `or set ${API_ENV}`;
+export const BUCKET_HELP =
+  'name the bucket with --bucket NAME [--endpoint URL] or --stack NAME, ' +
+  `run \`npm start\` in this folder (or give --data DIR), or set ${BUCKET_ENV} [and ${S3_ENDPOINT_ENV}]`;
 
 /** How a target was named: by a flag, by --stack's outputs, or found without either (lab.json, environment). */
 type NamedBy = 'flag' | 'stack' | 'found';
@@ -137,7 +142,8 @@ async function describeStackWithSdk(name: string, region: string | undefined): P
 function httpUrl(named: Named): URL {
   if (!URL.canParse(named.raw))
     throw new CliError(
-      `${named.source}: "${named.raw}" is not a URL (expected e.g. ${LAB_API_EXAMPLE} or https://abc123.execute-api.eu-west-1.amazonaws.com)`,
+      `${named.source}: "${named.raw}" is not a URL ` +
+        `(expected e.g. ${LAB_API_EXAMPLE} or https://abc123.execute-api.eu-west-1.amazonaws.com)`,
     );
   const url = new URL(named.raw);
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
@@ -191,7 +197,8 @@ export class Target {
     const value = outputs[output];
     if (!value)
       throw new CliError(
-        `stack ${name} has no ${output} output (outputs: ${Object.keys(outputs).join(', ') || 'none'}); redeploy it with npx cdk deploy -c lab=...`,
+        `stack ${name} has no ${output} output (outputs: ${Object.keys(outputs).join(', ') || 'none'}); ` +
+          'redeploy it with npx cdk deploy -c lab=...',
       );
     return { value, region };
   }
@@ -238,7 +245,10 @@ export class Target {
     const fromEnv = this.envSet(API_ENV)
       ? ` (${API_ENV} is set, but ${lab.path} comes first: --api "$${API_ENV}" uses it)`
       : '';
-    return `the lab is not running? ${lab.path} stays after the lab stops: start it again with \`${startCommand(lab.dataDir)}\`, or name another lab with --api URL or --stack NAME${fromEnv}`;
+    return (
+      `the lab is not running? ${lab.path} stays after the lab stops: start it again with ` +
+      `\`${startCommand(lab.dataDir)}\`, or name another lab with --api URL or --stack NAME${fromEnv}`
+    );
   }
 
   async bucket(): Promise<BucketTarget> {

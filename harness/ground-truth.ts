@@ -50,7 +50,8 @@ export function gaussian(random: () => number): number {
 
 const BASE = { r: 120, rkB: 3840, rAwait: 4.2, w: 640, wkB: 20480, wAwait: 6.5 };
 const HEADER =
-  'Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util';
+  'Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await ' +
+  'wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util';
 
 const f2 = (v: number) => v.toFixed(2);
 

@@ -8,6 +8,7 @@ import { ENV } from '../shared/config.ts';
 
 export function lambdaContext(functionName = 'benchdrop-ingest', timeoutMs = 60_000): Context {
   const deadline = Date.now() + timeoutMs;
+  const day = new Date().toISOString().slice(0, 10).replace(/-/g, '/');
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
@@ -16,7 +17,7 @@ export function lambdaContext(functionName = 'benchdrop-ingest', timeoutMs = 60_
     memoryLimitInMB: '1024',
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: `${new Date().toISOString().slice(0, 10).replace(/-/g, '/')}/[$LATEST]${randomUUID().replace(/-/g, '')}`,
+    logStreamName: `${day}/[$LATEST]${randomUUID().replace(/-/g, '')}`,
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,

@@ -82,7 +82,10 @@ export function tail(text: string, chars = 4000): string {
 
 /** A finished command, for failure messages. */
 export function explain(ran: Ran): string {
-  return `$ ${ran.command}\nexit ${ran.code ?? `signal ${ran.signal}`} after ${ran.ms} ms\n--- stdout\n${tail(ran.stdout)}\n--- stderr\n${tail(ran.stderr)}`;
+  return (
+    `$ ${ran.command}\nexit ${ran.code ?? `signal ${ran.signal}`} after ${ran.ms} ms\n` +
+    `--- stdout\n${tail(ran.stdout)}\n--- stderr\n${tail(ran.stderr)}`
+  );
 }
 
 /**

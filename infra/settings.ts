@@ -104,7 +104,8 @@ function integerSetting(read: ContextReader, key: string, fallback: number, rang
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new LabSettingsError(
       key,
-      `context value ${key}=${show(raw)} is invalid: expected a whole number of ${unit} from ${min} to ${max} (default ${fallback})`,
+      `context value ${key}=${show(raw)} is invalid: ` +
+        `expected a whole number of ${unit} from ${min} to ${max} (default ${fallback})`,
     );
   }
   return value;
@@ -127,13 +128,15 @@ export function parseLabName(raw: unknown): string {
   if (isUnset(raw)) {
     throw new LabSettingsError(
       'lab',
-      'missing lab name: pass -c lab=NAME (lowercase letters, digits and dashes, starting with a letter, at most 31 characters), e.g. npx cdk synth -c lab=alpha',
+      'missing lab name: pass -c lab=NAME (lowercase letters, digits and dashes, starting with a letter, ' +
+        'at most 31 characters), e.g. npx cdk synth -c lab=alpha',
     );
   }
   if (typeof raw !== 'string' || !LAB_NAME.test(raw)) {
     throw new LabSettingsError(
       'lab',
-      `context value lab=${show(raw)} is invalid: a lab name is 1 to 31 lowercase letters, digits and dashes, starting with a letter (pattern ${LAB_NAME.source})`,
+      `context value lab=${show(raw)} is invalid: a lab name is 1 to 31 lowercase letters, digits and dashes, ` +
+        `starting with a letter (pattern ${LAB_NAME.source})`,
     );
   }
   return raw;
@@ -193,8 +196,10 @@ function dataSettings(read: ContextReader): { retainData: boolean; deletionProte
     throw new LabSettingsError(
       deletionProtection.explicit ? 'deletionProtection' : 'retainData',
       deletionProtection.explicit
-        ? 'context values retainData=false and deletionProtection=true contradict each other: the table is deleted with the stack but protected from deletion; drop one of them'
-        : 'context value retainData=false deletes the table with the stack, but deletionProtection is on by default: pass -c deletionProtection=false as well',
+        ? 'context values retainData=false and deletionProtection=true contradict each other: ' +
+            'the table is deleted with the stack but protected from deletion; drop one of them'
+        : 'context value retainData=false deletes the table with the stack, but deletionProtection is on by default: ' +
+            'pass -c deletionProtection=false as well',
     );
   }
   return { retainData, deletionProtection: deletionProtection.value };

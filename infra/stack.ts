@@ -152,7 +152,8 @@ export class BenchdropStack extends Stack {
       Validations.of(role).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
         reason:
-          "CDK's own bucket-notification custom resource handler; it runs only during deployments and only needs to write its logs. Its role is not configurable.",
+          "CDK's own bucket-notification custom resource handler; " +
+          'it runs only during deployments and only needs to write its logs. Its role is not configurable.',
       });
     }
   }

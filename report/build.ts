@@ -35,26 +35,49 @@ async function bundlePage(): Promise<{ js: string; css: string }> {
 /** `</script>` inside inlined code or data would end the script element early. */
 const scriptSafe = (text: string) => text.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
+/** A selector field of the form, `a` or `b`, described by the device note. */
+const selectorField = (id: 'a' | 'b') =>
+  `<label>${id.toUpperCase()} (selector)<input id="${id}" name="${id}" autocomplete="off" required ` +
+  'list="device-labels" aria-describedby="devices-note"></label>';
+
+/** The metric field's choices: every metric spec. */
+const METRIC_OPTIONS = METRIC_SPECS.map((m) => `<option>${m}</option>`).join('');
+
+/** A table the page fills: a header row of `columns`, and an empty body `bodyId`. */
+const emptyTable = (attributes: string, columns: readonly string[], bodyId: string) =>
+  `<table ${attributes}><thead><tr>${columns.map((c) => `<th>${c}</th>`).join('')}</tr></thead>` +
+  `<tbody id="${bodyId}"></tbody></table>`;
+
 /** The form: every field labelled, the device note describing both selectors. */
 const CONTROLS = `<form id="controls" aria-label="comparison">
-  <label>A (selector)<input id="a" name="a" autocomplete="off" required list="device-labels" aria-describedby="devices-note"></label>
-  <label>B (selector)<input id="b" name="b" autocomplete="off" required list="device-labels" aria-describedby="devices-note"></label>
-  <label>metric<select id="metric" name="metric">${METRIC_SPECS.map((m) => `<option>${m}</option>`).join('')}</select></label>
+  ${selectorField('a')}
+  ${selectorField('b')}
+  <label>metric<select id="metric" name="metric">${METRIC_OPTIONS}</select></label>
   <button type="submit">Compare</button>
 </form>
 <datalist id="device-labels"></datalist>
 <p id="devices-note" hidden></p>`;
+
+/** The empty state's long lines in parts: the upload with the AWS CLI, and its notes. */
+const LAB_JSON = "(also in its data folder's <code>lab.json</code>)";
+const AWS_CLI_UPLOAD =
+  `aws --endpoint-url S3_ENDPOINT --region ${DEFAULT_REGION} ` +
+  's3 cp run1.txt s3://BUCKET/sas10k/run1.txt --metadata device=sas10k';
+const CREDENTIALS = `${LAB_CREDENTIALS.accessKeyId} / ${LAB_CREDENTIALS.secretAccessKey}`;
+const DEMO_LOGS = '<code>npm start</code> without <code>--no-samples</code> ingests the demo logs';
 
 /** What an empty lab shows instead of a form that has nothing to compare: how to put logs in. */
 const EMPTY_STATE = `<section id="empty" aria-labelledby="empty-title" hidden>
   <h2 id="empty-title">This lab holds no runs yet</h2>
   <p>Upload a diskperf or iostat log (run it where <code>npm start</code> runs, so it finds the lab):</p>
   <pre><code>npx benchdrop upload run1.txt --device sas10k --wait</code></pre>
-  <p>or with the AWS CLI, to the S3 endpoint and bucket <code>npm start</code> printed (also in its data folder's <code>lab.json</code>):</p>
-  <pre><code>aws --endpoint-url S3_ENDPOINT --region ${DEFAULT_REGION} s3 cp run1.txt s3://BUCKET/sas10k/run1.txt --metadata device=sas10k</code></pre>
-  <p>(credentials ${LAB_CREDENTIALS.accessKeyId} / ${LAB_CREDENTIALS.secretAccessKey}). <code>npm start</code> without <code>--no-samples</code> ingests the demo logs. Once a log is in:</p>
+  <p>or with the AWS CLI, to the S3 endpoint and bucket <code>npm start</code> printed ${LAB_JSON}:</p>
+  <pre><code>${AWS_CLI_UPLOAD}</code></pre>
+  <p>(credentials ${CREDENTIALS}). ${DEMO_LOGS}. Once a log is in:</p>
   <button type="button" id="recheck">Check again</button>
 </section>`;
+
+const POINT_COLUMNS = ['metric', 'req_size', 'A', 'B', 'A / B', 'interval', 'p', '', 'notes'];
 
 /** The comparison itself: all a file from `compare --html` holds. */
 const RESULTS = `<section id="results" aria-label="comparison result" hidden>
@@ -69,14 +92,14 @@ const RESULTS = `<section id="results" aria-label="comparison result" hidden>
   </section>
   <section id="metrics-section" hidden>
     <h2>Per metric</h2>
-    <table id="metrics-table"><thead><tr><th>metric</th><th>A / B</th><th>interval</th><th>p</th><th></th><th>what it says</th></tr></thead><tbody id="metrics"></tbody></table>
+    ${emptyTable('id="metrics-table"', ['metric', 'A / B', 'interval', 'p', '', 'what it says'], 'metrics')}
   </section>
   <div id="ratio-chart" class="chart"></div>
   <div id="abs-chart" class="chart"></div>
   <div id="bar-chart" class="chart"></div>
   <details id="points-section" hidden>
     <summary id="points-title"></summary>
-    <table id="points-table"><thead><tr><th>metric</th><th>req_size</th><th>A</th><th>B</th><th>A / B</th><th>interval</th><th>p</th><th></th><th>notes</th></tr></thead><tbody id="points"></tbody></table>
+    ${emptyTable('id="points-table"', POINT_COLUMNS, 'points')}
   </details>
   <details><summary>points left out</summary><ul id="excluded"></ul></details>
 </section>`;
@@ -85,7 +108,7 @@ const RESULTS = `<section id="results" aria-label="comparison result" hidden>
 const UPLOADS = `<section id="uploads-section" aria-labelledby="uploads-title" aria-busy="true">
   <h2 id="uploads-title">Uploads</h2>
   <p id="uploads-status" role="status"></p>
-  <table id="uploads-table" hidden><thead><tr><th>key</th><th>status</th><th>device</th><th>runs or reason</th><th>updated</th></tr></thead><tbody id="uploads"></tbody></table>
+  ${emptyTable('id="uploads-table" hidden', ['key', 'status', 'device', 'runs or reason', 'updated'], 'uploads')}
 </section>`;
 
 /**

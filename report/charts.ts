@@ -151,7 +151,9 @@ function ratioChart(c: Comparison, sized: ComparisonPoint[]): void {
   const level = c.ci ? levelText(c.ci.level) : '';
   const extent = [...sized.flatMap((p) => [p.ratio, p.ci?.low, p.ci?.high]), c.ratio, c.ci?.low, c.ci?.high];
   const options: uPlot.Options = {
-    title: `how many times better A is, by request size (${c.metric}${c.ci ? `; bars: each point's ${level} interval, ~ not significant` : ''})`,
+    title:
+      'how many times better A is, by request size ' +
+      `(${c.metric}${c.ci ? `; bars: each point's ${level} interval, ~ not significant` : ''})`,
     width: chartWidth(),
     height: 320,
     scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 2, range: () => ratioRange(extent) } },
@@ -234,9 +236,11 @@ const barValue = (m: MetricRatio) => `${formatTimes(m.ratio)}${m.significant ===
 function barsLabel(c: Comparison, metrics: readonly string[], entries: readonly MetricRatio[]): string {
   const said = entries.map(
     (m, i) =>
-      `${metrics[i]} ${formatTimes(m.ratio)}${m.ci ? ` ${formatInterval(m.ci)}` : ''}${m.significant === false ? ' ~' : ''}`,
+      `${metrics[i]} ${formatTimes(m.ratio)}${m.ci ? ` ${formatInterval(m.ci)}` : ''}` +
+      `${m.significant === false ? ' ~' : ''}`,
   );
-  return `bars from 1x (no difference), up where ${c.a.label} is better, down where ${c.b.label} is: ${said.join(', ')}`;
+  const where = `up where ${c.a.label} is better, down where ${c.b.label} is`;
+  return `bars from 1x (no difference), ${where}: ${said.join(', ')}`;
 }
 
 /**

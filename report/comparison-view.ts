@@ -48,7 +48,10 @@ function renderSummary(c: Comparison): void {
 function intervalLine(c: Comparison): string {
   if (!c.ci) return c.ciNote ?? '';
   const verdict = c.significant === false ? '~ not significant: it holds 1x' : 'significant';
-  return `${c.ci.label}: A/B ${formatInterval(c.ci)}, ${verdict} (bootstrap-t, df ${c.ci.df}, ${c.ci.iterations} resamples)`;
+  return (
+    `${c.ci.label}: A/B ${formatInterval(c.ci)}, ${verdict} ` +
+    `(bootstrap-t, df ${c.ci.df}, ${c.ci.iterations} resamples)`
+  );
 }
 
 function renderMetrics(c: Comparison): void {

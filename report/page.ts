@@ -26,7 +26,10 @@ interface Embedded {
   comparison?: Comparison;
 }
 
-/** An upload as listed: any status string (new ones render as they come), and the version that replaced it if one did. */
+/**
+ * An upload as listed: any status string (new ones render as they come), and the version that
+ * replaced it if one did.
+ */
 type UploadRow = Omit<UploadListing, 'status'> & { status: string; replacedBy?: string };
 
 declare global {
@@ -70,7 +73,8 @@ function renderDevices(page: DevicesPage): void {
   note.textContent =
     page.next === undefined
       ? `${count} in this lab, offered as you type a selector`
-      : `the first ${count} of this lab are offered as you type; it holds more: type the start of a label and a * (x4100/*) to take those`;
+      : `the first ${count} of this lab are offered as you type; it holds more: ` +
+        'type the start of a label and a * (x4100/*) to take those';
   note.dataset['more'] = String(page.next !== undefined);
   note.hidden = false;
 }

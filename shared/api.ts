@@ -64,7 +64,10 @@ export const ROUTES = {
   createUpload: 'POST /uploads',
 } as const;
 
-/** GET /compare's response header: whether its answer was computed for this request or reused (`computed`, `cached`). */
+/**
+ * GET /compare's response header: whether its answer was computed for this request or reused
+ * (`computed`, `cached`).
+ */
 export const ANSWER_HEADER = 'x-benchdrop-answer';
 
 export { DEFAULT_PAGE, MAX_PAGE, MAX_PAGE_BYTES } from './store/pages.ts';
@@ -248,7 +251,10 @@ export interface IostatRunInfo extends RunInfoBase {
   meta: IostatMeta;
   columns: IostatColumn[];
   reports: number;
-  /** How many disks (series) the run has; `series` holds the first MAX_SERIES_IN_DETAIL (shared/listings/run-detail.ts). */
+  /**
+   * How many disks (series) the run has; `series` holds the first MAX_SERIES_IN_DETAIL
+   * (shared/listings/run-detail.ts).
+   */
   seriesCount: number;
 }
 

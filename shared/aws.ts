@@ -81,7 +81,8 @@ export function createDocumentClient(options: ClientOptions = optionsFromEnv()):
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     requestHandler: requestHandler(options.socketTimeoutMs ?? CLIENT_TIMEOUTS_MS.dynamodbSocket),
   });
-  // Whole numbers beyond 2^53 (a file size, a counter in a log) are stored as the nearest double, not refused with an exception.
+  // Whole numbers beyond 2^53 (a file size, a counter in a log) are stored as the nearest double,
+  // not refused with an exception.
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true, allowImpreciseNumbers: true },
   });

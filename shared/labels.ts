@@ -46,7 +46,10 @@ export function normaliseName(raw: string): string {
   return withoutLookAlikes(withoutUnsafeCharacters(raw)).replace(/\s+/gu, ' ').trim();
 }
 
-/** Text with what makes look-alikes removed (invisible characters) and composed (NFC): a selector meets names on these terms. */
+/**
+ * Text with what makes look-alikes removed (invisible characters) and composed (NFC): a selector
+ * meets names on these terms.
+ */
 export function withoutLookAlikes(text: string): string {
   return text.replace(INVISIBLE, '').normalize('NFC');
 }
@@ -60,7 +63,8 @@ export function cleanLabel(raw: string | undefined): string | undefined {
     throw new LabelError(`device label "${printable(cleaned, 40)}" is longer than ${MAX_LABEL_LENGTH} characters`);
   if (cleaned.includes(KEY_SEPARATOR))
     throw new LabelError(
-      `device label "${printable(cleaned, 40)}" contains "${KEY_SEPARATOR}", which benchdrop keeps for its table keys; choose a label without it`,
+      `device label "${printable(cleaned, 40)}" contains "${KEY_SEPARATOR}", ` +
+        'which benchdrop keeps for its table keys; choose a label without it',
     );
   return cleaned;
 }
@@ -81,7 +85,8 @@ export function labelFromRun(runName: string, key: string): string {
     // The name comes from the log (or the file name): say how to label the upload instead.
     if (error instanceof LabelError)
       throw new LabelError(
-        `${error.message} (taken from the log itself: give the upload a device label, x-amz-meta-device or a first folder in the key)`,
+        `${error.message} (taken from the log itself: ` +
+          'give the upload a device label, x-amz-meta-device or a first folder in the key)',
       );
     throw error;
   }
@@ -124,10 +129,16 @@ export function formatTags(tags: Readonly<Record<string, string>>): string {
     .map(([key, value]) => `${key}=${value}`)
     .join(';');
 }
-/** Keys an object literal would not keep as they are (`__proto__` sets the prototype) or that every object already has. */
+/**
+ * Keys an object literal would not keep as they are (`__proto__` sets the prototype) or that every
+ * object already has.
+ */
 const RESERVED_TAG_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** `interface=SAS;rpm=10000` -> { interface: 'SAS', rpm: '10000' }; LabelError says what is wrong (a key given twice, a reserved key, a bad character). */
+/**
+ * `interface=SAS;rpm=10000` -> { interface: 'SAS', rpm: '10000' }; LabelError says what is wrong (a
+ * key given twice, a reserved key, a bad character).
+ */
 export function parseTags(encoded: string | undefined): Record<string, string> {
   const tags: Record<string, string> = {};
   const raw = decodeMetadataValue(encoded);

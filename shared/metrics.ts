@@ -171,7 +171,8 @@ export const METRICS: Record<Metric, MetricInfo> = {
     groups: [],
     resolution: 0.1,
     description:
-      'time a request waits in the queue (Solaris wsvc_t), or its whole await, reads and writes together (Linux await, FreeBSD ms/t)',
+      'time a request waits in the queue (Solaris wsvc_t), or its whole await, reads and writes together ' +
+      '(Linux await, FreeBSD ms/t)',
   },
   service_ms: {
     unit: 'ms',
@@ -215,7 +216,9 @@ export function isMetric(name: string): name is Metric {
 /** What `metric=` takes: a group or one metric by name. */
 export type MetricSpec = MetricGroup | Metric;
 
-export const METRIC_SPEC_HELP = `a group (${METRIC_GROUPS.join(', ')}: throughput, IOPS and latency; queue lengths and %util only by name) or a metric (${ALL_METRICS.join(', ')})`;
+export const METRIC_SPEC_HELP =
+  `a group (${METRIC_GROUPS.join(', ')}: throughput, IOPS and latency; ` +
+  `queue lengths and %util only by name) or a metric (${ALL_METRICS.join(', ')})`;
 
 export function isMetricSpec(value: string): value is MetricSpec {
   return (METRIC_GROUPS as readonly string[]).includes(value) || isMetric(value);

@@ -71,12 +71,17 @@ export interface SelectorCandidate {
  * may be as long, counting an escaped character once.
  */
 export const MAX_PATTERN_LENGTH = MAX_LABEL_LENGTH + 1 + MAX_DEVICE_NAME_BYTES;
-/** Room for two terms naming the longest label exactly (`device=` and every character escaped) and the comma between. */
+/**
+ * Room for two terms naming the longest label exactly (`device=` and every character escaped) and
+ * the comma between.
+ */
 export const MAX_SELECTOR_LENGTH = 2 * ('device='.length + 2 * MAX_PATTERN_LENGTH) + 1;
 export const MAX_TERMS = 10;
 export const SELECTOR_HELP =
-  'comma-separated terms that must all hold: device=GLOB (or a bare GLOB), tag.KEY=VALUE, run=ID, host=GLOB, format=diskperf|iostat, context~TEXT; ' +
-  'GLOB takes * and ? as wildcards, and a backslash makes the next , = ~ * ? or \\ literal (device=a\\,b\\* is the label "a,b*")';
+  'comma-separated terms that must all hold: ' +
+  'device=GLOB (or a bare GLOB), tag.KEY=VALUE, run=ID, host=GLOB, format=diskperf|iostat, context~TEXT; ' +
+  'GLOB takes * and ? as wildcards, and a backslash makes the next , = ~ * ? or \\ literal ' +
+  '(device=a\\,b\\* is the label "a,b*")';
 
 export class SelectorError extends Error {
   override readonly name = 'SelectorError';
@@ -175,7 +180,9 @@ function parseTerm(chars: Char[]): Term {
   throw new SelectorError(`unknown term "${name}"; expected ${SELECTOR_HELP} (a label holding = is written \\=)`);
 }
 
-const PATTERN_RULES = `at most ${MAX_PATTERN_LENGTH} printable characters, no "${KEY_SEPARATOR}", * and ? as wildcards, \\ before , = ~ * ? \\ to make them literal`;
+const PATTERN_RULES =
+  `at most ${MAX_PATTERN_LENGTH} printable characters, no "${KEY_SEPARATOR}", ` +
+  '* and ? as wildcards, \\ before , = ~ * ? \\ to make them literal';
 
 /**
  * A pattern from its characters. In a selector an unescaped `=` or `~` is

@@ -10,7 +10,10 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { PresignedUpload } from './api.ts';
 import { formatTags, LabelError, parseTags } from './labels.ts';
 
-/** Presigned PUTs live this long (seconds): long enough to start a big upload, short enough to be of little use if leaked. */
+/**
+ * Presigned PUTs live this long (seconds): long enough to start a big upload, short enough to be of
+ * little use if leaked.
+ */
 export const UPLOAD_URL_SECONDS = 900;
 
 /** A request the lab cannot sign, naming the field: the API answers it as a 400. */
@@ -37,7 +40,10 @@ export interface UploadRequest {
 /** Printable ASCII: what an `x-amz-meta-*` header carries unchanged. */
 const HEADER_VALUE = /^[\x20-\x7e]*$/;
 
-/** The metadata the PUT must carry, as object metadata (`device`, `tags`); a value it cannot carry is an UploadError. */
+/**
+ * The metadata the PUT must carry, as object metadata (`device`, `tags`); a value it cannot carry
+ * is an UploadError.
+ */
 function uploadMetadata(request: UploadRequest): Record<string, string> {
   const metadata: Record<string, string> = {};
   if (request.device !== undefined) {

@@ -177,7 +177,10 @@ const footnoteLetter = (i: number) => (i < 26 ? String.fromCharCode(97 + i) : `n
 
 function nearResolutionText(metric: Metric): string {
   const floor = Number((RESOLUTION_STEPS * METRICS[metric].resolution).toPrecision(6));
-  return `a side is under ${floor} ${unitOf(metric)} (${RESOLUTION_STEPS} printing steps of ${METRICS[metric].resolution}): the ratio is mostly rounding`;
+  return (
+    `a side is under ${floor} ${unitOf(metric)} ` +
+    `(${RESOLUTION_STEPS} printing steps of ${METRICS[metric].resolution}): the ratio is mostly rounding`
+  );
 }
 
 const pairedRows = (c: Comparison) => c.rows.filter((r) => r.ratio !== undefined);
@@ -392,7 +395,9 @@ function directions(c: Comparison, metricRatios: MetricRatios): string[] {
     ...metricRatios.map(([metric, m]) => {
       const flip = m.ratio < 1;
       const [first, second] = flip ? [c.b.label, c.a.label] : [c.a.label, c.b.label];
-      const said = `${first} is ${formatTimes(flip ? 1 / m.ratio : m.ratio)} ${second}${m.significant === false ? ' (~ not significant)' : ''}`;
+      const said =
+        `${first} is ${formatTimes(flip ? 1 / m.ratio : m.ratio)} ${second}` +
+        `${m.significant === false ? ' (~ not significant)' : ''}`;
       return `  ${metric.padEnd(nameWidth)}  ${how(m).padEnd(howWidth)}  ${said}`;
     }),
   ];

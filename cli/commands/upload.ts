@@ -298,7 +298,8 @@ async function waitForIngest(
   const lastSeen = new Map<string, string>();
   let failures = 0;
   for (;;) {
-    // Every version's record: the one uploaded may not be its key's current state (a newer one replaced it, or it failed).
+    // Every version's record: the one uploaded may not be its key's current state (a newer one
+    // replaced it, or it failed).
     const { uploads } = await api.get<{ uploads: UploadListing[] }>('/uploads', { limit: MAX_PAGE, history: 'true' });
     for (const [key, u] of pending) {
       const record = recordFor(u, uploads ?? []);
@@ -317,7 +318,8 @@ async function waitForIngest(
   for (const key of pending.keys()) {
     const status = lastSeen.get(key);
     io.out(
-      `timed out ${key}: ${status ? `still ${status}` : 'no upload record yet'} after ${timeoutS} s (the pipeline may still finish it; raise --timeout to wait longer)`,
+      `timed out ${key}: ${status ? `still ${status}` : 'no upload record yet'} after ${timeoutS} s ` +
+        '(the pipeline may still finish it; raise --timeout to wait longer)',
     );
     failures++;
   }

@@ -53,7 +53,9 @@ export const notFound = (message: string) => new HttpError(404, 'not_found', mes
 
 /** What each parameter allows, said when a value is refused. */
 const ALLOWED: Record<string, string> = {
-  device: `a device label or pattern (* and ? as wildcards, \\ before * ? \\ to make them literal), 1-${MAX_PATTERN_LENGTH} characters without control characters or "${KEY_SEPARATOR}"`,
+  device:
+    `a device label or pattern (* and ? as wildcards, \\ before * ? \\ to make them literal), ` +
+    `1-${MAX_PATTERN_LENGTH} characters without control characters or "${KEY_SEPARATOR}"`,
   format: `one of ${FORMATS.join(', ')}`,
   limit: `a whole number from 1 to ${MAX_PAGE}`,
   next: `the next value of the previous page's answer, as it came (at most ${MAX_CURSOR_LENGTH} characters)`,
@@ -86,7 +88,10 @@ function describeIssue(
     // A few names are enough to act on; a request with hundreds is not echoed back whole.
     const names = issue.keys.slice(0, 5).map((k) => (k.length > 40 ? `${k.slice(0, 40)}...` : k));
     const more = issue.keys.length > names.length ? ` and ${issue.keys.length - names.length} more` : '';
-    return `${names.join(', ')}${more}: unknown ${noun}${issue.keys.length > 1 ? 's' : ''}; expected ${allowedKeys.join(', ')}`;
+    return (
+      `${names.join(', ')}${more}: unknown ${noun}${issue.keys.length > 1 ? 's' : ''}; ` +
+      `expected ${allowedKeys.join(', ')}`
+    );
   }
   const param = String(issue.path[0] ?? where);
   const value = input[param];
@@ -169,7 +174,8 @@ export function apiErrors(log: ErrorLog): MiddlewareObj<ApiEvent, ApiResult> {
     onError: (request) => {
       const requestId = request.event.requestContext?.requestId;
       const { result, internal } = answerFor(request.error, requestId);
-      const route = `${request.event.requestContext?.http?.method ?? '?'} ${request.event.requestContext?.http?.path ?? '?'}`;
+      const http = request.event.requestContext?.http;
+      const route = `${http?.method ?? '?'} ${http?.path ?? '?'}`;
       if (internal) log.error('request failed', { route, requestId, error: request.error });
       else
         log.info('request refused', {

@@ -28,7 +28,10 @@ export interface ApiDeps extends ReadStore {
   bucket: string;
   /** Largest upload the lab ingests, in bytes. */
   maxUploadBytes: number;
-  /** Keep recent comparison answers (default true; shared/compare/kept-answers.ts); false reads and computes every one (benchmarks show both). */
+  /**
+   * Keep recent comparison answers (default true; shared/compare/kept-answers.ts); false reads and
+   * computes every one (benchmarks show both).
+   */
   cacheAnswers?: boolean;
   /** The clock, epoch ms (tests move it). */
   now?: () => number;

@@ -157,14 +157,16 @@ function deadLetterAlarms({ above, labMetric }: AlarmFactory, sources: AlarmSour
   return [
     above(
       'DeadLettersAlarm',
-      `ingest gave up on messages after ${INGEST_LIMITS.maxReceiveCount} receives; the dead-letter function ended their uploads failed (UploadsDeadLettered) and logged each message`,
+      `ingest gave up on messages after ${INGEST_LIMITS.maxReceiveCount} receives; ` +
+        'the dead-letter function ended their uploads failed (UploadsDeadLettered) and logged each message',
       labMetric(DEAD_LETTER_METRICS, DEAD_LETTER_METRICS.deadLetters),
     ),
     // A dead letter the function fails comes back once per visibility timeout: watching
     // a period longer than that keeps the alarm on for as long as one keeps failing.
     above(
       'DeadLettersUnsettledAlarm',
-      `the dead-letter function could not settle a dead letter (see its log); it is tried again every ${minutes(unsettledAfterSeconds)} and its upload may still read processing`,
+      'the dead-letter function could not settle a dead letter (see its log); ' +
+        `it is tried again every ${minutes(unsettledAfterSeconds)} and its upload may still read processing`,
       labMetric(DEAD_LETTER_METRICS, DEAD_LETTER_METRICS.unsettled),
       0,
       Math.ceil(unsettledAfterSeconds / FIVE_MINUTES.toSeconds()) + 1,
@@ -175,7 +177,8 @@ function deadLetterAlarms({ above, labMetric }: AlarmFactory, sources: AlarmSour
     // are the alarm above's.)
     above(
       'DeadLetterQueueAlarm',
-      `a dead letter has waited more than ${minutes(unsettledAfterSeconds)}: nothing settles it (is the dead-letter function's event source enabled?); its upload may still read processing`,
+      `a dead letter has waited more than ${minutes(unsettledAfterSeconds)}: nothing settles it ` +
+        "(is the dead-letter function's event source enabled?); its upload may still read processing",
       sources.deadLetterQueue.metricApproximateAgeOfOldestMessage(MAXIMUM),
       unsettledAfterSeconds,
     ),
@@ -191,13 +194,16 @@ function queueAndSweepAlarms({ above, labMetric }: AlarmFactory, sources: AlarmS
     // or waits behind a backlog or for a consumer that does not read.
     above(
       'IngestQueueAgeAlarm',
-      `an ingest message has waited more than ${minutes(allDeliveriesSeconds)} (the function timeout x ${INGEST_LIMITS.maxReceiveCount} receives): a delivery failed, or ingest is far behind, throttled or not reading the queue; its upload reads processing`,
+      `an ingest message has waited more than ${minutes(allDeliveriesSeconds)} ` +
+        `(the function timeout x ${INGEST_LIMITS.maxReceiveCount} receives): a delivery failed, ` +
+        'or ingest is far behind, throttled or not reading the queue; its upload reads processing',
       sources.queue.metricApproximateAgeOfOldestMessage(MAXIMUM),
       allDeliveriesSeconds,
     ),
     above(
       'UploadsOverdueAlarm',
-      `the sweeper found processing records past their time (${minutes(STUCK_AFTER_MS / 1000)}): a delivery died without ending its upload; the sweeper ends them failed (UploadsSwept)`,
+      `the sweeper found processing records past their time (${minutes(STUCK_AFTER_MS / 1000)}): ` +
+        'a delivery died without ending its upload; the sweeper ends them failed (UploadsSwept)',
       labMetric(SWEEPER_METRICS, SWEEPER_METRICS.overdue),
     ),
   ];

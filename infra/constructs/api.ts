@@ -117,7 +117,8 @@ function apiFunction(stack: Stack, props: ApiProps): LabFunction {
   acknowledgeBucketObjects(
     api.role,
     bucket,
-    'POST /uploads presigns a PUT for any key a client chooses (README, "Upload conventions"), so s3:PutObject needs the bucket\'s object ARN pattern; it is the only action on it, on this one bucket.',
+    'POST /uploads presigns a PUT for any key a client chooses (README, "Upload conventions"), ' +
+      "so s3:PutObject needs the bucket's object ARN pattern; it is the only action on it, on this one bucket.",
   );
   return api;
 }

@@ -115,7 +115,8 @@ export function ingestFunction(stack: Stack, props: IngestFunctionProps): LabFun
   acknowledgeBucketObjects(
     ingest.role,
     bucket,
-    'Uploads may use any key (README, "Upload conventions"), so reading them needs the bucket\'s object ARN pattern; the statement is limited to read actions on this one bucket.',
+    'Uploads may use any key (README, "Upload conventions"), so reading them needs the bucket\'s object ARN pattern; ' +
+      'the statement is limited to read actions on this one bucket.',
   );
   return ingest;
 }

@@ -36,7 +36,8 @@ for (const store of ['classic-level', 'memory-level'] as const) {
   const common = Object.getPrototypeOf(abstractLevelOf(store).AbstractIterator.prototype) as IteratorPrototype;
   if (typeof common.close !== 'function')
     throw new Error(
-      `abstract-level under ${store} has no iterator close(): check infra/local/dynalite-iterators.ts against the installed dynalite`,
+      `abstract-level under ${store} has no iterator close(): ` +
+        'check infra/local/dynalite-iterators.ts against the installed dynalite',
     );
   if (typeof common.return !== 'function') {
     Object.defineProperty(common, 'return', {

@@ -49,7 +49,10 @@ export interface DeadLetter {
 export interface LoadedJournal {
   /** In delivery order. */
   entries: JournalEntry[];
-  /** Files that could not be read back: torn temporary files (dropped), message files (set aside as `<name>.unreadable`). */
+  /**
+   * Files that could not be read back: torn temporary files (dropped), message files (set aside as
+   * `<name>.unreadable`).
+   */
   unreadable: string[];
 }
 

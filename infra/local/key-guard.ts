@@ -20,7 +20,10 @@ export interface Refusal {
   message: string;
 }
 
-/** What the guard reads of a request: the path s3rver routes (after its virtual-host rewrite), still percent-encoded. */
+/**
+ * What the guard reads of a request: the path s3rver routes (after its virtual-host rewrite), still
+ * percent-encoded.
+ */
 export interface GuardedRequest {
   method: string;
   path: string;
@@ -37,7 +40,10 @@ interface KoaContext extends GuardedRequest {
 
 type KoaMiddleware = ((ctx: KoaContext, next: () => Promise<void>) => Promise<void>) & { router?: unknown };
 
-/** S3's bucket naming rule: 3-63 lower-case letters, digits, dots and hyphens, a letter or digit at each end, no `..`. */
+/**
+ * S3's bucket naming rule: 3-63 lower-case letters, digits, dots and hyphens, a letter or digit at
+ * each end, no `..`.
+ */
 const BUCKET_NAME = /^(?!.*\.\.)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 /** s3rver's upload ids are 16 random bytes in hex. */
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
@@ -94,7 +100,8 @@ function bucketRefusal(request: GuardedRequest): Refusal | undefined {
     status: 501,
     code: 'NotImplemented',
     message:
-      'The local lab takes no POST on a bucket (browser form uploads, DeleteObjects): their keys cannot be checked before s3rver uses them. Upload with PUT, delete one key at a time.',
+      'The local lab takes no POST on a bucket (browser form uploads, DeleteObjects): ' +
+      'their keys cannot be checked before s3rver uses them. Upload with PUT, delete one key at a time.',
   };
 }
 
@@ -154,5 +161,8 @@ function invalid(code: string, message: string): Refusal {
 
 function s3ErrorXml(refused: Refusal): string {
   const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${escape(refused.code)}</Code><Message>${escape(refused.message)}</Message></Error>`;
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<Error><Code>${escape(refused.code)}</Code><Message>${escape(refused.message)}</Message></Error>`
+  );
 }

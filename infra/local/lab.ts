@@ -224,7 +224,10 @@ function prepareDataDir(options: LabOptions): string {
   return dataDir;
 }
 
-/** DynamoDB: dynalite on disk (LevelDB). Only the lab's own handlers talk to it: any free port, on loopback whatever --host says. */
+/**
+ * DynamoDB: dynalite on disk (LevelDB). Only the lab's own handlers talk to it: any free port, on
+ * loopback whatever --host says.
+ */
 async function startDynalite(dataDir: string): Promise<{ server: ReturnType<typeof dynalite>; endpoint: string }> {
   const server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0 });
   await new Promise<void>((ok, fail) =>
@@ -271,7 +274,8 @@ async function upgradeTable(db: ReturnType<typeof createDocumentClient>, log: (l
   const settled = await settleUploadStates({ db, tableName: LAB_TABLE }, new Date().toISOString());
   if (settled > 0)
     log(
-      `checked the upload records of ${settled} key(s) stored by an earlier version: replaced and deleted versions now say so`,
+      `checked the upload records of ${settled} key(s) stored by an earlier version: ` +
+        'replaced and deleted versions now say so',
     );
 }
 
@@ -280,7 +284,8 @@ function resumeQueue(queue: LocalQueue, journal: Journal, dataDir: string, log: 
   const resumed = queue.start();
   if (resumed.resumed > 0)
     log(
-      `resuming ${resumed.resumed} message(s) left from the last run${resumed.exhausted > 0 ? ` (${resumed.exhausted} of them received too often: dead-lettered)` : ''}`,
+      `resuming ${resumed.resumed} message(s) left from the last run` +
+        `${resumed.exhausted > 0 ? ` (${resumed.exhausted} of them received too often: dead-lettered)` : ''}`,
     );
   if (resumed.unreadable.length > 0)
     log(`${resumed.unreadable.length} unreadable queue file(s) in ${journal.dir}: ${resumed.unreadable.join(', ')}`);

@@ -29,10 +29,12 @@ export async function runLab(
   const e = lab.endpoints;
   const dead = lab.queue.deadLetters.length;
   out(
-    `benchdrop lab ready in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${e.dataDir}; endpoints in ${e.dataDir}/lab.json)`,
+    `benchdrop lab ready in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${e.dataDir}; ` +
+      `endpoints in ${e.dataDir}/lab.json)`,
   );
   out(
-    `  S3 endpoint  ${e.s3Endpoint}  bucket ${e.bucket}  (credentials ${LAB_CREDENTIALS.accessKeyId} / ${LAB_CREDENTIALS.secretAccessKey}, region ${e.region})`,
+    `  S3 endpoint  ${e.s3Endpoint}  bucket ${e.bucket}  ` +
+      `(credentials ${LAB_CREDENTIALS.accessKeyId} / ${LAB_CREDENTIALS.secretAccessKey}, region ${e.region})`,
   );
   out(`  API          ${e.apiUrl}`);
   out(`  report page  ${e.reportUrl}`);
@@ -40,7 +42,9 @@ export async function runLab(
   out('');
   out('Upload a log with the AWS CLI (a small log is ingested within a second; GET /uploads tells when):');
   out(
-    `  AWS_ACCESS_KEY_ID=${LAB_CREDENTIALS.accessKeyId} AWS_SECRET_ACCESS_KEY=${LAB_CREDENTIALS.secretAccessKey} aws --endpoint-url ${e.s3Endpoint} --region ${e.region} s3 cp FILE s3://${LAB_BUCKET}/mydisk/FILE --metadata device=mydisk`,
+    `  AWS_ACCESS_KEY_ID=${LAB_CREDENTIALS.accessKeyId} AWS_SECRET_ACCESS_KEY=${LAB_CREDENTIALS.secretAccessKey} ` +
+      `aws --endpoint-url ${e.s3Endpoint} --region ${e.region} ` +
+      `s3 cp FILE s3://${LAB_BUCKET}/mydisk/FILE --metadata device=mydisk`,
   );
   out('See what was ingested, and compare two devices:');
   out(`  curl '${e.apiUrl}/uploads'`);

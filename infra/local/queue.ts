@@ -27,7 +27,10 @@ export interface LocalQueueOptions {
   context: () => Context;
   /** Where messages are kept until done with; in memory only without one. */
   journal?: Journal;
-  /** Deliver nothing until start() is called (the lab sets up its handlers first); by default deliveries begin at once. */
+  /**
+   * Deliver nothing until start() is called (the lab sets up its handlers first); by default
+   * deliveries begin at once.
+   */
   held?: boolean;
   /** Batches in flight at once (default 1). */
   workers?: number;
@@ -99,7 +102,8 @@ export class LocalQueue {
     if (this.started) throw new Error('the queue is already started');
     const kept = new Set(this.loaded.entries.map((e) => e.messageId));
     const resumed = this.messages.filter((m) => kept.has(m.messageId));
-    // A message received as often as allowed whose last delivery never finished (the lab died) fails, as SQS redrives it.
+    // A message received as often as allowed whose last delivery never finished (the lab died)
+    // fails, as SQS redrives it.
     const exhausted = resumed.filter((m) => m.receives >= this.maxReceives);
     for (const m of exhausted) this.track(this.deadLetter(m));
     this.started = true;

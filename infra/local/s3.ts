@@ -47,7 +47,10 @@ export interface LabS3 {
   address: AddressInfo;
 }
 
-/** How long the first delivery of an ObjectCreated event waits for s3rver's write to be whole (see s3rver-writes.ts). */
+/**
+ * How long the first delivery of an ObjectCreated event waits for s3rver's write to be whole (see
+ * s3rver-writes.ts).
+ */
 const STORED_WAIT_MS = 30_000;
 
 export async function startLabS3(options: LabS3Options): Promise<LabS3> {
@@ -90,7 +93,10 @@ function notificationRecord(record: S3rverRecord, sequencer: string): S3Notifica
   });
 }
 
-/** s3rver names a completed multipart upload ObjectCreated:Post (the guard refuses form POSTs); S3 says CompleteMultipartUpload. */
+/**
+ * s3rver names a completed multipart upload ObjectCreated:Post (the guard refuses form POSTs); S3
+ * says CompleteMultipartUpload.
+ */
 function localEventName(name: string): S3EventName {
   if (name === 'ObjectCreated:Post') return 'ObjectCreated:CompleteMultipartUpload';
   return name as S3EventName;
@@ -114,7 +120,8 @@ export async function prepareNotification(s3: S3Client, body: string): Promise<s
       object.eTag = head.eTag;
       object.size = head.size;
     }
-    // Whole, or given up on after a while (a later PUT may have replaced it): the event goes out either way, as S3's would.
+    // Whole, or given up on after a while (a later PUT may have replaced it): the event goes out
+    // either way, as S3's would.
     await untilStored(s3, bucket, key, object.size ?? 0, STORED_WAIT_MS);
   }
   return JSON.stringify(notification);

@@ -68,7 +68,8 @@ async function sweepOnce(wiring: SettleWiring): Promise<void> {
     const { ended, overdue, continued } = await sweepStuckUploads({ db: wiring.db, tableName: wiring.tableName });
     if (overdue > 0)
       wiring.log(
-        `sweep: ${ended} stuck upload(s) ended failed, ${overdue} overdue${continued > 0 ? `, ${continued} left to a continuation` : ''}`,
+        `sweep: ${ended} stuck upload(s) ended failed, ${overdue} overdue` +
+          `${continued > 0 ? `, ${continued} left to a continuation` : ''}`,
       );
   } catch (error) {
     wiring.log(`sweep failed: ${(error as Error).message}`);

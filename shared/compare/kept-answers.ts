@@ -144,7 +144,9 @@ export function comparisonKey(
   ] as const) {
     text += `\n${name} ${obs.length}`;
     for (const o of obs) {
-      text += `\n${o.runId}\t${o.device}\t${o.label ?? ''}\t${o.native ?? ''}\t${o.format}\t${o.platform ?? ''}\t${o.host ?? ''}\t${o.samples ?? ''}\t${o.sinceBootOnly === true}`;
+      text +=
+        `\n${o.runId}\t${o.device}\t${o.label ?? ''}\t${o.native ?? ''}\t${o.format}` +
+        `\t${o.platform ?? ''}\t${o.host ?? ''}\t${o.samples ?? ''}\t${o.sinceBootOnly === true}`;
       text += `\t${JSON.stringify([o.context ?? null, o.setup ?? null, o.requestSizes ?? null])}`;
       for (const [metric, v] of Object.entries(o.values)) {
         if (typeof v === 'number' || v === null) {

@@ -60,17 +60,29 @@ function narrowing(selector: Selector, plan: LabelPlan): string {
   const others = 'or add tag.KEY=VALUE (the tag index finds its runs) or run=ID';
   if (plan.by === 'device') {
     const named = exactPattern(plan.exact);
-    return `${what} has more than ${MAX_LABELS} series labels under "${plan.exact}/": name one (${named}/sda), or the ones starting alike (${named}/sd*), ${others}`;
+    return (
+      `${what} has more than ${MAX_LABELS} series labels under "${plan.exact}/": ` +
+      `name one (${named}/sda), or the ones starting alike (${named}/sd*), ${others}`
+    );
   }
   if (plan.by === 'devicePrefix') {
-    return `${what} reaches more than ${MAX_LABELS} device labels starting "${plan.prefix}": make the literal text before its first wildcard longer, ${others}`;
+    return (
+      `${what} reaches more than ${MAX_LABELS} device labels starting "${plan.prefix}": ` +
+      `make the literal text before its first wildcard longer, ${others}`
+    );
   }
   const hasDevice = selector.terms.some((t) => t.kind === 'device');
   return hasDevice
-    ? `${what} starts its device pattern with a wildcard, so it would read every device label, and there are more than ${MAX_LABELS}: start the pattern with literal text (sas10k*, x4100/*), ${others}`
-    : `${what} names no device, tag or run, so it would read every device label, and there are more than ${MAX_LABELS}: add a device pattern starting with literal text (sas10k*, x4100/*), ${others}`;
+    ? `${what} starts its device pattern with a wildcard, so it would read every device label, ` +
+        `and there are more than ${MAX_LABELS}: start the pattern with literal text (sas10k*, x4100/*), ${others}`
+    : `${what} names no device, tag or run, so it would read every device label, ` +
+        `and there are more than ${MAX_LABELS}: add a device pattern starting with literal text (sas10k*, x4100/*), ` +
+        `${others}`;
 }
 
-/** Whether a device term may name what a listed label holds: by pattern, or (an exact label) a series filed under it. */
+/**
+ * Whether a device term may name what a listed label holds: by pattern, or (an exact label) a
+ * series filed under it.
+ */
 export const mayName = (p: Pattern, label: string) =>
   globMatches(p.glob, label) || (p.exact !== undefined && label.startsWith(`${p.exact}/`));

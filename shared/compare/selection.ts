@@ -88,7 +88,8 @@ export async function resolveSelector(
   const observations = found.filter((f) => selects(selector, f.candidate, f.label)).map((f) => f.observation());
   if (observations.length > MAX_OBSERVATIONS) {
     throw new ReadLimitError(
-      `"${selector.text}" matches ${observations.length} runs and series, more than ${MAX_OBSERVATIONS}; narrow it with more terms`,
+      `"${selector.text}" matches ${observations.length} runs and series, more than ${MAX_OBSERVATIONS}; ` +
+        'narrow it with more terms',
     );
   }
   return observations;
@@ -99,10 +100,14 @@ async function runCandidates(session: ReadSession, runId: string): Promise<Found
   return run === undefined ? [] : candidatesOfRun(session, run);
 }
 
-/** A diskperf run, or each series of an iostat run (from its META, or its SERIES items when the META has too many to hold). */
+/**
+ * A diskperf run, or each series of an iostat run (from its META, or its SERIES items when the META
+ * has too many to hold).
+ */
 async function candidatesOfRun(session: ReadSession, run: RunCandidate): Promise<Found[]> {
   if (run.format === 'diskperf') return [diskperfFound(run)];
-  // The packed means in the META; a run of many series (or one stored before they were packed) has them in its SERIES items.
+  // The packed means in the META; a run of many series (or one stored before they were packed) has
+  // them in its SERIES items.
   const series: SeriesMeans[] =
     run.seriesMeans !== undefined
       ? unpackSeriesMeans(run.seriesMeans, run.label)
@@ -112,7 +117,10 @@ async function candidatesOfRun(session: ReadSession, run: RunCandidate): Promise
   return series.map((s) => seriesFound(s, run));
 }
 
-/** The selector without its context~ terms (and, for iostat entries, its device terms): what an index entry can be checked on. */
+/**
+ * The selector without its context~ terms (and, for iostat entries, its device terms): what an
+ * index entry can be checked on.
+ */
 const checkableOn = (selector: Selector, keep: (t: Term) => boolean): Selector => ({
   text: selector.text,
   terms: selector.terms.filter(keep),

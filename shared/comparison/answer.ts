@@ -185,7 +185,8 @@ function chooseMetrics(
       (m) => m === 'read_kBps' || m === 'write_kBps',
     );
     warnings.push(
-      `A is ${sideA.formats.join('+')} and B is ${sideB.formats.join('+')}: only read and write throughput are compared, from diskperf's MB/s (x1024) against iostat's kB/s; the tools measure differently`,
+      `A is ${sideA.formats.join('+')} and B is ${sideB.formats.join('+')}: only read and write throughput are ` +
+        "compared, from diskperf's MB/s (x1024) against iostat's kB/s; the tools measure differently",
     );
   }
   if (metrics.length === 0)
@@ -202,13 +203,14 @@ function resolutionWarnings(paired: readonly ComparisonPoint[]): string[] {
   const nearResolution = paired.filter((r) => r.nearResolution);
   if (nearResolution.length === 0 || nearResolution.length >= paired.length) return [];
   const rest = paired.filter((r) => !r.nearResolution).map((r) => r.ratio!);
+  const shown = nearResolution
+    .slice(0, 3)
+    .map((r) => `${describePoint(r)}: A ${r.a}, B ${r.b} ${METRICS[r.metric].unit}`)
+    .join('; ');
   return [
-    `${nearResolution.length} point(s) within ${RESOLUTION_STEPS} printing steps of 0 (${nearResolution
-      .slice(0, 3)
-      .map((r) => `${describePoint(r)}: A ${r.a}, B ${r.b} ${METRICS[r.metric].unit}`)
-      .join(
-        '; ',
-      )}${nearResolution.length > 3 ? '; ...' : ''}): their ratios are mostly rounding; without them the summary is ${formatTimes(geomean(rest))}`,
+    `${nearResolution.length} point(s) within ${RESOLUTION_STEPS} printing steps of 0 ` +
+      `(${shown}${nearResolution.length > 3 ? '; ...' : ''}): their ratios are mostly rounding; ` +
+      `without them the summary is ${formatTimes(geomean(rest))}`,
   ];
 }
 
@@ -349,14 +351,17 @@ function adviceOf(model: ModelResult): Comparison['advice'] {
       resolve: RESOLVE,
       per: model.uncertainty?.over ?? 'runs',
       count: null,
-      note: `run each device at least twice on each side: the spread between runs says how many runs would tell a ${percent}% difference apart`,
+      note:
+        'run each device at least twice on each side: ' +
+        `the spread between runs says how many runs would tell a ${percent}% difference apart`,
     };
   }
   const per = advice.per === 'runs' ? 'runs' : 'devices';
   const note =
     advice.count === null
       ? `the spread seen is too wide to tell a ${percent}% difference apart with up to 10,000 ${per} a side`
-      : `from the spread seen, about ${advice.count} ${per} a side would tell a ${percent}% difference apart (an interval of about ±${percent}%)`;
+      : `from the spread seen, about ${advice.count} ${per} a side would tell a ${percent}% difference apart ` +
+        `(an interval of about ±${percent}%)`;
   return { resolve: RESOLVE, per: advice.per, count: advice.count, note };
 }
 
@@ -371,7 +376,8 @@ function dataWarnings(
   const zeros = rows.filter((r) => r.excluded?.startsWith('zero'));
   if (zeros.length > 0)
     out.push(
-      `${zeros.length} point(s) excluded because a side measured 0 (${zeros.slice(0, 3).map(describePoint).join(', ')}${zeros.length > 3 ? ', ...' : ''})`,
+      `${zeros.length} point(s) excluded because a side measured 0 ` +
+        `(${zeros.slice(0, 3).map(describePoint).join(', ')}${zeros.length > 3 ? ', ...' : ''})`,
     );
   const idle = new Map<string, string[]>();
   for (const plan of model.points) {
@@ -390,7 +396,8 @@ function dataWarnings(
   }
   for (const [what, points] of idle)
     out.push(
-      `${what} for ${points.slice(0, 4).join(', ')}${points.length > 4 ? `, +${points.length - 4} more` : ''}: left out of those points, the other devices still count`,
+      `${what} for ${points.slice(0, 4).join(', ')}${points.length > 4 ? `, +${points.length - 4} more` : ''}: ` +
+        'left out of those points, the other devices still count',
     );
   for (const [name, obs] of [
     ['A', a],
@@ -399,12 +406,14 @@ function dataWarnings(
     const boot = obs.filter((o) => o.sinceBootOnly);
     if (boot.length > 0)
       out.push(
-        `${name}: ${boot.length} iostat series hold only their since-boot report (averages since boot, not over the benchmark)`,
+        `${name}: ${boot.length} iostat series hold only their since-boot report (averages since boot, ` +
+          'not over the benchmark)',
       );
     const sizes = obs.map((o) => o.samples ?? 0).filter((n) => n > 0);
     if (sizes.length > 1 && Math.max(...sizes) > 10 * Math.min(...sizes))
       out.push(
-        `${name}: runs of very different sizes (${Math.min(...sizes)} to ${Math.max(...sizes)} samples) are weighted equally`,
+        `${name}: runs of very different sizes (${Math.min(...sizes)} to ${Math.max(...sizes)} samples) ` +
+          'are weighted equally',
       );
   }
   return out;
@@ -425,7 +434,10 @@ function sentenceOf(c: Comparison, labels: { a: string; b: string }, spec: strin
   if (c.ratio === null) return `${labels.a} and ${labels.b} share no ${spec} measurement to compare`;
   const points = plural(c.points, 'point');
   if (c.significant === false) {
-    return `~ no significant difference between ${labels.a} and ${labels.b} on ${spec}: ${formatTimes(c.ratio)} ${formatInterval(c.ci)}, ${c.ci!.label} (${points})`;
+    return (
+      `~ no significant difference between ${labels.a} and ${labels.b} ` +
+      `on ${spec}: ${formatTimes(c.ratio)} ${formatInterval(c.ci)}, ${c.ci!.label} (${points})`
+    );
   }
   const flip = c.ratio < 1;
   const [faster, slower] = flip ? [labels.b, labels.a] : [labels.a, labels.b];

@@ -623,13 +623,24 @@ function noIntervalReason(over: Over, A: Side, B: Side, points: readonly PointPl
   const fewB = few(B, 'b');
   const runs = (n: number) => `${n} run${n === 1 ? '' : 's'}`;
   if (over === 'devices') {
-    return `no interval: a class comparison resamples devices (A has ${nA < 2 ? `${A.units.length} device${A.units.length === 1 ? '' : 's'}` : `${A.units.length} devices`}, B has ${B.units.length}); each side needs at least 2 devices, or 2 runs of its one device`;
+    const aDevices =
+      nA < 2 ? `${A.units.length} device${A.units.length === 1 ? '' : 's'}` : `${A.units.length} devices`;
+    return (
+      `no interval: a class comparison resamples devices (A has ${aDevices}, B has ${B.units.length}); ` +
+      'each side needs at least 2 devices, or 2 runs of its one device'
+    );
   }
-  const sideText = (name: string, n: number, fewUnits: string[], units: number) =>
-    units === 1
-      ? `${name} has ${runs(n)}`
-      : `${name}'s ${fewUnits.length > 0 ? `${fewUnits.slice(0, 3).join(', ')}${fewUnits.length > 3 ? ` and ${fewUnits.length - 3} more` : ''} ${fewUnits.length === 1 ? 'has' : 'have'} ${runs(n)}` : `devices have ${runs(n)} each at least`}`;
-  return `no interval: it needs at least 2 runs on each side (${sideText('A', nA, fewA, A.units.length)}, ${sideText('B', nB, fewB, B.units.length)}); with one run nothing is known of run-to-run noise`;
+  const sideText = (name: string, n: number, fewUnits: string[], units: number) => {
+    if (units === 1) return `${name} has ${runs(n)}`;
+    if (fewUnits.length === 0) return `${name}'s devices have ${runs(n)} each at least`;
+    const more = fewUnits.length > 3 ? ` and ${fewUnits.length - 3} more` : '';
+    return `${name}'s ${fewUnits.slice(0, 3).join(', ')}${more} ${fewUnits.length === 1 ? 'has' : 'have'} ${runs(n)}`;
+  };
+  return (
+    'no interval: it needs at least 2 runs on each side ' +
+    `(${sideText('A', nA, fewA, A.units.length)}, ${sideText('B', nB, fewB, B.units.length)}); ` +
+    'with one run nothing is known of run-to-run noise'
+  );
 }
 
 /**

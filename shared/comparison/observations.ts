@@ -100,7 +100,10 @@ export function diskperfObservation(
   };
 }
 
-/** The same from a table column-wise (as the store packs it): request sizes, and each metric's values by row (undefined: not measured). */
+/**
+ * The same from a table column-wise (as the store packs it): request sizes, and each metric's
+ * values by row (undefined: not measured).
+ */
 export function diskperfColumnsObservation(
   runId: string,
   device: string,

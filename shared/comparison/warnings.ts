@@ -44,12 +44,14 @@ function sideWarnings(name: 'A' | 'B', side: readonly Observation[]): string[] {
   const platforms = distinct(runs.map((o) => o.platform));
   if (platforms.length > 1)
     out.push(
-      `${name} mixes platforms (${platforms.join(', ')}): iostat columns mean different things on each; select one platform's runs`,
+      `${name} mixes platforms (${platforms.join(', ')}): iostat columns mean different things on each; ` +
+        "select one platform's runs",
     );
   const hosts = distinct(runs.map((o) => o.host));
   if (hosts.length > 1)
     out.push(
-      `${name} spans ${hosts.length} hosts (${list(hosts)}): differences between machines count as differences between runs`,
+      `${name} spans ${hosts.length} hosts (${list(hosts)}): ` +
+        'differences between machines count as differences between runs',
     );
   // Workloads: the commands typed before iostat runs (diskperf's own command line is its parameters, below).
   const iostatContexts = distinct(
@@ -67,7 +69,8 @@ function sideWarnings(name: 'A' | 'B', side: readonly Observation[]): string[] {
   const plain = natives.filter((n) => !STACKED.test(n));
   if (stacked.length > 0 && plain.length > 0) {
     out.push(
-      `${name} holds stacked devices (${list(stacked)}) beside disks that may be their members (${list(plain)}): the same I/O counts twice; select the disks, e.g. ${exampleSelector(side, plain[0]!)}`,
+      `${name} holds stacked devices (${list(stacked)}) beside disks that may be their members (${list(plain)}): ` +
+        `the same I/O counts twice; select the disks, e.g. ${exampleSelector(side, plain[0]!)}`,
     );
   }
   const busy = new Map<string, number[]>();
@@ -85,7 +88,8 @@ function sideWarnings(name: 'A' | 'B', side: readonly Observation[]): string[] {
     const [top, topLoad] = loads[0]!;
     const [low, lowLoad] = loads[loads.length - 1]!;
     out.push(
-      `${name} holds devices of very different load (${top} ${Math.round(topLoad)}% busy, ${low} ${Math.round(lowLoad)}%): an idle disk says nothing of the one under test; select it, e.g. ${top}`,
+      `${name} holds devices of very different load (${top} ${Math.round(topLoad)}% busy, ` +
+        `${low} ${Math.round(lowLoad)}%): an idle disk says nothing of the one under test; select it, e.g. ${top}`,
     );
   }
   return out;
@@ -125,7 +129,8 @@ function setupWarnings(a: readonly Observation[], b: readonly Observation[]): st
   }
   if (between.length > 0)
     out.push(
-      `the diskperf runs used different parameters (${between.join('; ')}): the difference may be the setup's (caching, file placement, run length), not the disk's`,
+      `the diskperf runs used different parameters (${between.join('; ')}): ` +
+        "the difference may be the setup's (caching, file placement, run length), not the disk's",
     );
   return out;
 }
@@ -143,7 +148,9 @@ function tableWarnings(name: 'A' | 'B', side: readonly Observation[]): string[] 
     const smallest = Math.min(...sizes);
     if (largest < o.requestSizes.max || smallest > o.requestSizes.min) {
       out.push(
-        `${name}: ${o.device}'s table covers ${sizeText(smallest)}-${sizeText(largest)} though its header announces ${sizeText(o.requestSizes.min)}-${sizeText(o.requestSizes.max)} (the run stopped early, or the paste was cut): the sizes it lacks are not compared`,
+        `${name}: ${o.device}'s table covers ${sizeText(smallest)}-${sizeText(largest)} though its header ` +
+          `announces ${sizeText(o.requestSizes.min)}-${sizeText(o.requestSizes.max)} (the run stopped early, ` +
+          'or the paste was cut): the sizes it lacks are not compared',
       );
     }
   }
@@ -156,7 +163,8 @@ function platformWarnings(a: readonly Observation[], b: readonly Observation[]):
   const pb = distinct(b.filter((o) => o.format === 'iostat').map((o) => o.platform));
   if (pa.length === 1 && pb.length === 1 && pa[0] !== pb[0])
     return [
-      `A is iostat on ${pa[0]} and B on ${pb[0]}: the tools define their columns differently (service and wait times above all)`,
+      `A is iostat on ${pa[0]} and B on ${pb[0]}: ` +
+        'the tools define their columns differently (service and wait times above all)',
     ];
   return [];
 }

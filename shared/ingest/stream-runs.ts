@@ -116,7 +116,8 @@ class VersionWriter {
       this.buffered -= full.count;
     }
     if (this.buffered >= MAX_BUFFERED_SAMPLES) {
-      // Thousands of devices would each hold CHUNK_SAMPLES samples: write the partial chunks now (chunks carry their count).
+      // Thousands of devices would each hold CHUNK_SAMPLES samples: write the partial chunks now
+      // (chunks carry their count).
       for (const builder of this.chunks.values()) {
         const part = builder.finish();
         if (part) this.writer.put(part);
@@ -230,7 +231,9 @@ class VersionWriter {
     throw new ParseError({
       source: this.object.key,
       line,
-      problem: `series number ${this.series.toLocaleString('en-US')} (devices x runs) in one file, more than this lab's limit of ${limit}`,
+      problem:
+        `series number ${this.series.toLocaleString('en-US')} (devices x runs) in one file, ` +
+        `more than this lab's limit of ${limit}`,
       expected: `at most ${limit} series a file: split the log into smaller files, or raise the lab's maxSeriesPerFile`,
     });
   }

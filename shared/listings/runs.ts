@@ -152,7 +152,8 @@ class RunsListing {
         if (this.fill.full || (moved && this.spent())) return { label: reached! };
         const chunk = labels.slice(i, i + CONCURRENCY);
         const want = this.fill.room + 1;
-        // Read together, taken in label order: a label past where the page fills was read for nothing (at most CONCURRENCY - 1).
+        // Read together, taken in label order: a label past where the page fills was read for
+        // nothing (at most CONCURRENCY - 1).
         const read = await Promise.all(chunk.map((label) => this.entries(label, undefined, want)));
         for (const [j, label] of chunk.entries()) {
           const stopped = this.take(label, read[j]!, reached !== undefined ? { label: reached } : undefined);

@@ -96,7 +96,10 @@ class RunOutbox {
   private held: DiskperfRun | undefined;
   /** Warnings about skipped runs that came before any good run. */
   private orphans: ParseWarning[] = [];
-  /** Warnings beyond MAX_WARNINGS, counted for the held run and for the orphans: a file of a thousand empty tables keeps a hundred. */
+  /**
+   * Warnings beyond MAX_WARNINGS, counted for the held run and for the orphans: a file of a
+   * thousand empty tables keeps a hundred.
+   */
   private heldSuppressed = 0;
   private orphansSuppressed = 0;
   private readonly ready: DiskperfRun[] = [];

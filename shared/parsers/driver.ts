@@ -35,7 +35,10 @@ export interface StreamResult {
   lines: number;
   runs: number;
   bytes: number;
-  /** The iostat report the input stopped in, when more of its table would have continued the run (types.ts OpenReport). */
+  /**
+   * The iostat report the input stopped in, when more of its table would have continued the run
+   * (types.ts OpenReport).
+   */
   openReport?: OpenReport;
 }
 

@@ -106,7 +106,10 @@ export async function* inputBytes(
   }
 }
 
-/** The first bytes, at least the 2 of the gzip magic unless the input is shorter (a stream may deliver fewer per chunk). */
+/**
+ * The first bytes, at least the 2 of the gzip magic unless the input is shorter (a stream may
+ * deliver fewer per chunk).
+ */
 async function readHead(iterator: ChunkIterator): Promise<{ first: Buffer; done: boolean }> {
   const head: Buffer[] = [];
   let headLength = 0;
@@ -166,7 +169,10 @@ function tooLarge(source: string, maxBytes: number, gzip: boolean): ParseError {
   });
 }
 
-/** What leaves inputBytes for an error met while reading: the source's own error as it is, broken gzip as a ParseError. */
+/**
+ * What leaves inputBytes for an error met while reading: the source's own error as it is, broken
+ * gzip as a ParseError.
+ */
 function inputFailure(error: unknown, reading: Reading, source: string): unknown {
   if (error instanceof ParseError) return error;
   if (reading.sourceError !== undefined) return reading.sourceError.error;

@@ -6,7 +6,9 @@
  * scaled by the column's factor. Samples are assembled per report only when the
  * caller keeps or streams them. Memory: one report.
  *
- *   builder.header(ids of [r/s, w/s], time); builder.row('sda', undefined, ids, [1.5, 3], 0, line); builder.finish(endLine)
+ *   builder.header(ids of [r/s, w/s], time);
+ *   builder.row('sda', undefined, ids, [1.5, 3], 0, line);
+ *   builder.finish(endLine)
  *
  * yields IostatRun { columns, reports: 1, series: [{ device: 'sda', sampleCount: 1,
  *   summary: { read_iops: { count: 1, mean: 1.5, ... }, ... } }] }.
@@ -80,7 +82,10 @@ export interface RunStart {
 export function deviceProblem(device: string): string | undefined {
   const bytes = Buffer.byteLength(device);
   if (bytes > MAX_DEVICE_NAME_BYTES)
-    return `device name of ${bytes} bytes, longer than ${MAX_DEVICE_NAME_BYTES} ("${printable(device, 40)}"); row skipped`;
+    return (
+      `device name of ${bytes} bytes, longer than ${MAX_DEVICE_NAME_BYTES} ("${printable(device, 40)}"); ` +
+      'row skipped'
+    );
   if (hasUnsafeCharacters(device)) return `device name "${printable(device, 40)}" has control characters; row skipped`;
   if (nativeInLabel(device).length === 0)
     return `device name "${printable(device, 40)}" has no visible characters; row skipped`;
@@ -290,8 +295,12 @@ export class IostatRunBuilder {
       throw new ParseError({
         source: this.options.source,
         line,
-        problem: `more than ${MAX_SERIES_PER_RUN} devices in one iostat session (device "${printable(device, 40)}" is one more)`,
-        expected: `at most ${MAX_SERIES_PER_RUN} devices per session: split the log into files of fewer devices, or run iostat on the devices you compare (iostat -x DEVICE...)`,
+        problem:
+          `more than ${MAX_SERIES_PER_RUN} devices in one iostat session ` +
+          `(device "${printable(device, 40)}" is one more)`,
+        expected:
+          `at most ${MAX_SERIES_PER_RUN} devices per session: ` +
+          'split the log into files of fewer devices, or run iostat on the devices you compare (iostat -x DEVICE...)',
       });
     }
     const state: SeriesState = {
@@ -317,7 +326,11 @@ export class IostatRunBuilder {
     const listed = nativeInLabel(device);
     const other = this.listedAs.get(listed);
     if (other !== undefined) {
-      return `device "${printable(device, 40)}" would be listed as "${printable(listed, 40)}", as device "${printable(other, 40)}" already is; row skipped (the two names differ only in invisible characters, spacing or "#")`;
+      return (
+        `device "${printable(device, 40)}" would be listed as "${printable(listed, 40)}", ` +
+        `as device "${printable(other, 40)}" already is; ` +
+        'row skipped (the two names differ only in invisible characters, spacing or "#")'
+      );
     }
     this.listedAs.set(listed, device);
     return undefined;
@@ -392,7 +405,10 @@ export class IostatRunBuilder {
     return this.report === 0 && !this.options.continuation;
   }
 
-  /** Whether the series already has a value of one of these columns in this report (a repeat, not another --pretty group). */
+  /**
+   * Whether the series already has a value of one of these columns in this report (a repeat, not
+   * another --pretty group).
+   */
   private printedInReport(state: SeriesState, ids: ArrayLike<number>): boolean {
     for (let i = 0; i < ids.length; i++) if (state.stamp[ids[i]!] === this.report) return true;
     return false;

@@ -1,10 +1,15 @@
 /**
  * Solaris / illumos `iostat -x` headers.
  *
- *   iostat -xn (device last)                      iostat -x (device first)
- *                       extended device statistics          extended device statistics
- *       r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device   device    r/s  w/s   kr/s   kw/s wait actv  svc_t  %w  %b
- *       0.0   84.9    0.0 19096.7  0.0 35.9    0.2  423.3   2  96 c0t0d0   sd0       0.0  0.1    0.0    0.5  0.0  0.0    5.1   0   0
+ *   iostat -xn (device last)
+ *                       extended device statistics
+ *       r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device
+ *       0.0   84.9    0.0 19096.7  0.0 35.9    0.2  423.3   2  96 c0t0d0
+ *
+ *   iostat -x (device first)
+ *                       extended device statistics
+ *       device    r/s  w/s   kr/s   kw/s wait actv  svc_t  %w  %b
+ *       sd0       0.0  0.1    0.0    0.5  0.0  0.0    5.1   0   0
  *
  * -M prints Mr/s Mw/s, -e adds s/w h/w trn tot, -m adds the mount point after the device, -t and -c add
  * tty and cpu columns to the right of the first rows. Solaris 11.4 -u keeps the

@@ -260,7 +260,8 @@ class IostatTextParser implements LineParser {
     const ids = current.columnIdsFor(layout.columns, (name) =>
       current.warn(
         line,
-        `column "${name}" printed twice in the header; its second values are kept as "${name} (2)" and used for no metric`,
+        `column "${name}" printed twice in the header; ` +
+          `its second values are kept as "${name} (2)" and used for no metric`,
       ),
     );
     if (ids === undefined) {
@@ -449,7 +450,8 @@ class IostatTextParser implements LineParser {
       if (this.repairRow(text, lineNo)) return;
       if (this.pendingText.length === 0) {
         const columns = active.layout.columns.map((c) => c.name).join(' ');
-        const header = `the header at line ${active.headerLine} has ${active.width} columns and a device name (${columns})`;
+        const header =
+          `the header at line ${active.headerLine} ` + `has ${active.width} columns and a device name (${columns})`;
         this.runFor(lineNo, active.layout).skipRow(
           lineNo,
           `ragged row skipped: ${tokens.length} fields where ${header}`,

@@ -83,9 +83,13 @@ const NOT_A_LOG: {
  * latin1 decoders give C1 controls there); the five bytes it leaves undefined stay as they are.
  */
 const WINDOWS_1252_80_9F =
-  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 
-/** Bytes [start, end) of buf as text: UTF-8, or Windows-1252 (Latin-1 and its superset) when they are not valid UTF-8. */
+/**
+ * Bytes [start, end) of buf as text: UTF-8, or Windows-1252 (Latin-1 and its superset) when they
+ * are not valid UTF-8.
+ */
 export function decodeLine(buf: Buffer, start: number, end: number): string {
   const text = buf.toString('utf8', start, end);
   if (text.indexOf('\ufffd') === -1 || isUtf8(buf.subarray(start, end))) return text;
@@ -330,7 +334,8 @@ export class LineSplitter {
       line,
       problem: `a line longer than ${MAX_LINE_LENGTH / 1024} KiB (${MAX_LINE_LENGTH} bytes) and still going`,
       expected:
-        'a text log, whose lines are shorter: check that this is the log and that its line ends survived (LF, CRLF or CR)',
+        'a text log, whose lines are shorter: ' +
+        'check that this is the log and that its line ends survived (LF, CRLF or CR)',
     });
   }
 }

@@ -149,7 +149,10 @@ function fitsRow(tokens: readonly string[], layout: TableLayout): boolean {
   });
 }
 
-/** The lines before `lineStart` back to the last row of numbers belong to one session: nothing there opens a new run. */
+/**
+ * The lines before `lineStart` back to the last row of numbers belong to one session: nothing there
+ * opens a new run.
+ */
 function startsSameSession(view: Buffer, lineStart: number, layout: TableLayout): boolean {
   let end = lineStart - 1;
   for (let lines = 0; lines < MAX_LINES_BACK && end > 0; lines++) {

@@ -83,7 +83,10 @@ function columnsAgree(a: IostatRun, b: IostatRun): boolean {
   return a.columns.length + added <= MAX_COLUMNS;
 }
 
-/** Whether a device of the second half would be listed under the name of another device of the first (one pass skips its rows). */
+/**
+ * Whether a device of the second half would be listed under the name of another device of the first
+ * (one pass skips its rows).
+ */
 function listingsClash(a: IostatRun, b: IostatRun): boolean {
   const listed = new Map(a.series.map((s) => [nativeInLabel(s.device), s.device]));
   return b.series.some((s) => {

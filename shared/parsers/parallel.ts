@@ -36,7 +36,10 @@ export interface ParallelOptions {
   workers?: number;
   /** Files smaller than this are parsed in one piece (default 32 MiB). */
   minBytes?: number;
-  /** Parse the parts one after another in this thread: the cutting and stitching alone, without worker threads (tests). */
+  /**
+   * Parse the parts one after another in this thread: the cutting and stitching alone, without
+   * worker threads (tests).
+   */
   inThisThread?: boolean;
 }
 

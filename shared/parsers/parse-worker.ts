@@ -102,7 +102,10 @@ function errorFrom(fields: ErrorFields): Error {
   return error;
 }
 
-/** The error a failed part stands for, its line counted in the whole file (the part starts after `lineOffset` lines). */
+/**
+ * The error a failed part stands for, its line counted in the whole file (the part starts after
+ * `lineOffset` lines).
+ */
 export function errorOfPart(failure: PartFailure, source: string, lineOffset: number): Error {
   const inFile = (line: number) => (line === 0 ? 0 : line + lineOffset);
   switch (failure.kind) {

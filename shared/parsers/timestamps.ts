@@ -49,7 +49,10 @@ function iso(year: number, month: number, day: number, h: number, m: number, s: 
   return { iso: `${year}-${pad(month)}-${pad(day)}T${pad(h)}:${pad(m)}:${pad(s)}${zone}` };
 }
 
-/** The ISO 8601 form of a whole-line timestamp, or undefined if the text is not one (or one with an impossible date). */
+/**
+ * The ISO 8601 form of a whole-line timestamp, or undefined if the text is not one (or one with an
+ * impossible date).
+ */
 export function parseTimestamp(text: string): string | undefined {
   const read = readTimestamp(text);
   return read !== undefined && 'iso' in read ? read.iso : undefined;

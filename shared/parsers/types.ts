@@ -52,6 +52,9 @@ export interface LineParser {
   lineBytes?(buf: Buffer, start: number, end: number, lineNo: number): boolean;
   /** End of input. Flushes the last run; throws ParseError if the input held no run. */
   end(lastLine: number): void;
-  /** After end(): the report the input stopped in, if more of the same table would have continued its run (iostat only). */
+  /**
+   * After end(): the report the input stopped in, if more of the same table would have continued
+   * its run (iostat only).
+   */
   openReport?(): OpenReport | undefined;
 }

@@ -71,12 +71,14 @@ export function decodeCursor<P>(
     );
   if (body.q !== digest(name, query))
     throw new CursorError(
-      'a cursor of this listing asked with other filters: ask with the same ones as the page it came from, or leave next out to start from the beginning',
+      'a cursor of this listing asked with other filters: ' +
+        'ask with the same ones as the page it came from, or leave next out to start from the beginning',
     );
   const position = read(body.p);
   if (position === undefined)
     throw new CursorError(
-      'not a cursor of this listing: pass the next value of an answer as it came, or leave next out to start from the beginning',
+      'not a cursor of this listing: ' +
+        'pass the next value of an answer as it came, or leave next out to start from the beginning',
     );
   return position;
 }

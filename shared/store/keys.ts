@@ -1,5 +1,5 @@
 /**
- * Item keys of the single table (schema in ../table.ts). Every key is built here,
+ * Item keys of the single table (schema in ./table.ts). Every key is built here,
  * and no other file holds key text (test/shared/store/key-text.test.ts checks).
  *
  *   pk                         sk                     what
@@ -83,7 +83,8 @@ export function boundedSortKey(text: string): string {
  * replayed event rewrites the same items instead of adding new ones.
  */
 export function runId(bucket: string, key: string, version: string, index: number): string {
-  return `r${createHash('sha256').update(`${bucket}\0${key}\0${version}\0${index}`).digest('hex').slice(0, RUN_ID_HEX_DIGITS)}`;
+  const hash = createHash('sha256').update(`${bucket}\0${key}\0${version}\0${index}`).digest('hex');
+  return `r${hash.slice(0, RUN_ID_HEX_DIGITS)}`;
 }
 
 /** The ids of a version's runs: they are numbered 0..count-1, so the count is all a pointer keeps. */

@@ -21,7 +21,8 @@ export async function indexIostatRunsByLabel(store: Store): Promise<number> {
   let indexed = 0;
   const pages = scanPages<Record<string, unknown>>(store, {
     FilterExpression:
-      'sk = :meta AND #format = :iostat AND (attribute_not_exists(gsi1pk) OR (attribute_exists(#series) AND attribute_not_exists(seriesMeans)))',
+      'sk = :meta AND #format = :iostat AND ' +
+      '(attribute_not_exists(gsi1pk) OR (attribute_exists(#series) AND attribute_not_exists(seriesMeans)))',
     ExpressionAttributeNames: { '#format': 'format', '#label': 'label', '#time': 'time', '#series': 'series' },
     ExpressionAttributeValues: { ':meta': RUN_META_SK, ':iostat': 'iostat' },
     ProjectionExpression: 'pk, sk, runId, #label, #time, #series',

@@ -46,7 +46,10 @@ export async function queryItems<T>(
   return items.length > max ? items.slice(0, max) : items;
 }
 
-/** Items by key, these attributes of each (a key with no item is left out), in BatchGets of 100 with UnprocessedKeys retried. */
+/**
+ * Items by key, these attributes of each (a key with no item is left out), in BatchGets of 100 with
+ * UnprocessedKeys retried.
+ */
 export async function batchGetItems<T>(
   store: ReadStore,
   keys: readonly { pk: string; sk: string }[],

@@ -71,7 +71,8 @@ export async function tagEntries(store: ReadStore, tag: string, max: number): Pr
       /specified index/.test((error as Error).message)
     ) {
       throw new Error(
-        `table ${store.tableName} has no ${INDEXES.byTag.name} index (it was created before tag lookups existed): recreate it from shared/store/table.ts (the local lab: npm start -- --fresh)`,
+        `table ${store.tableName} has no ${INDEXES.byTag.name} index (it was created before tag lookups existed): ` +
+          'recreate it from shared/store/table.ts (the local lab: npm start -- --fresh)',
         { cause: error },
       );
     }
@@ -94,7 +95,10 @@ export function deviceEntries(store: ReadStore, count: number, after?: string): 
   );
 }
 
-/** One Query of DEVICES labels under `prefix` ('' for all) after `after`: at most `limit`, and whether the partition ends there. */
+/**
+ * One Query of DEVICES labels under `prefix` ('' for all) after `after`: at most `limit`, and
+ * whether the partition ends there.
+ */
 export async function labelsPage(
   store: ReadStore,
   prefix: string,
@@ -117,7 +121,10 @@ export async function labelsPage(
   };
 }
 
-/** At most `count` upload records of one byStatus partition, newest update first, older than the sort key `before` when given. */
+/**
+ * At most `count` upload records of one byStatus partition, newest update first, older than the
+ * sort key `before` when given.
+ */
 export function statusRecords(
   store: ReadStore,
   partition: string,

@@ -39,7 +39,8 @@ export class ClaimLost extends Error {
     readonly ended: boolean,
   ) {
     super(
-      `${key}: this version was ${ended ? 'ended by another step' : 'taken up by another delivery'} while it was being ingested`,
+      `${key}: this version was ${ended ? 'ended by another step' : 'taken up by another delivery'} ` +
+        'while it was being ingested',
     );
   }
 }
@@ -189,7 +190,9 @@ export async function takeOver(store: Store, seen: UploadRecord, now: string): P
         TableName: store.tableName,
         Key: { pk: seen.pk, sk: seen.sk },
         UpdateExpression: 'SET claim = :token, updatedAt = :now, gsi2sk = :gsi2sk',
-        ConditionExpression: `#status = :processing AND updatedAt = :seen AND ${seen.claim === undefined ? 'attribute_not_exists(claim)' : 'claim = :claim'}`,
+        ConditionExpression:
+          '#status = :processing AND updatedAt = :seen ' +
+          `AND ${seen.claim === undefined ? 'attribute_not_exists(claim)' : 'claim = :claim'}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':token': token,
@@ -329,7 +332,10 @@ async function openRecords(
 
 const isSettled = (r: Settled) => r.status !== 'processing';
 
-/** Under a current version: the older ready or failed ones are replaced by it; a deleted version other than it is history. */
+/**
+ * Under a current version: the older ready or failed ones are replaced by it; a deleted version
+ * other than it is history.
+ */
 function replacedBy(records: readonly Settled[], pointer: CurrentObject): [Settled, Restatement][] {
   const changes: [Settled, Restatement][] = [];
   for (const r of records.filter(isSettled)) {
@@ -387,7 +393,10 @@ async function restate(store: Store, record: Settled, change: Restatement, now: 
       new UpdateCommand({
         TableName: store.tableName,
         Key: { pk: record.pk, sk: record.sk },
-        UpdateExpression: `SET #status = :status, #message = :message, updatedAt = :now, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk${details !== undefined ? ', details = :details' : ''}${change.replacedBy !== undefined ? ', replacedBy = :by' : ''} REMOVE line`,
+        UpdateExpression:
+          'SET #status = :status, #message = :message, updatedAt = :now, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk' +
+          `${details !== undefined ? ', details = :details' : ''}` +
+          `${change.replacedBy !== undefined ? ', replacedBy = :by' : ''} REMOVE line`,
         ConditionExpression: '#status = :seen AND updatedAt = :seenAt',
         ExpressionAttributeNames: { '#status': 'status', '#message': 'message' },
         ExpressionAttributeValues: {
