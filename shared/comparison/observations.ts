@@ -88,16 +88,7 @@ export function diskperfObservation(
   for (const row of rows)
     for (const [metric, v] of Object.entries(row.values) as [Metric, number][])
       (values[metric] ??= new Map()).set(row.req_size, v);
-  return {
-    runId,
-    device,
-    label: device,
-    format: 'diskperf',
-    platform: 'irix',
-    ...facts(run),
-    ...diskperfSetup(run.meta),
-    values,
-  };
+  return diskperfOf(runId, device, run, values);
 }
 
 /**
@@ -117,16 +108,7 @@ export function diskperfColumnsObservation(
     for (let i = 0; i < sizes.length; i++) if (column[i] !== undefined) byReqSize.set(sizes[i]!, column[i]!);
     if (byReqSize.size > 0) values[metric] = byReqSize;
   }
-  return {
-    runId,
-    device,
-    label: device,
-    format: 'diskperf',
-    platform: 'irix',
-    ...facts(run),
-    ...diskperfSetup(run.meta),
-    values,
-  };
+  return diskperfOf(runId, device, run, values);
 }
 
 /**
@@ -158,5 +140,24 @@ export function iostatObservation(
     values,
     samples,
     ...(reports === 1 ? { sinceBootOnly: true } : {}),
+  };
+}
+
+/** A diskperf run's observation: its values by request size, its facts and its setup. */
+function diskperfOf(
+  runId: string,
+  device: string,
+  run: RunFacts & { meta?: DiskperfSetupSource },
+  values: Partial<Record<Metric, Map<number, number>>>,
+): Observation {
+  return {
+    runId,
+    device,
+    label: device,
+    format: 'diskperf',
+    platform: 'irix',
+    ...facts(run),
+    ...diskperfSetup(run.meta),
+    values,
   };
 }

@@ -48,7 +48,7 @@ class FromCallback {
 }
 
 /** JavaScript's own error types: a callback that throws one has a bug, not a message for its caller. */
-const BUG_TYPES: readonly ErrorConstructor[] = [
+export const BUG_TYPES: readonly ErrorConstructor[] = [
   TypeError,
   RangeError,
   ReferenceError,

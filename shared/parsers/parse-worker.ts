@@ -16,7 +16,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Run } from '../model.ts';
 import type { OpenReport } from './types.ts';
 import { InternalParseError, isInternalParseError, isParseError, ParseError } from './errors.ts';
-import { parseStream } from './driver.ts';
+import { BUG_TYPES, parseStream } from './driver.ts';
 import { fileChunks } from './input.ts';
 
 export interface PartRequest {
@@ -84,18 +84,12 @@ function errorFields(error: unknown): ErrorFields {
   return fields;
 }
 
-const ERROR_TYPES: Record<string, ErrorConstructor> = {
-  TypeError,
-  RangeError,
-  ReferenceError,
-  SyntaxError,
-  EvalError,
-  URIError,
-};
+/** JavaScript's own error types by name: an error keeps its type across the thread boundary. */
+const ERROR_TYPES: ReadonlyMap<string, ErrorConstructor> = new Map(BUG_TYPES.map((type) => [type.name, type]));
 
 /** The error again, of its own type where JavaScript has one, with the stack of the thread that threw it. */
 function errorFrom(fields: ErrorFields): Error {
-  const error = new (ERROR_TYPES[fields.name] ?? Error)(fields.message);
+  const error = new (ERROR_TYPES.get(fields.name) ?? Error)(fields.message);
   if (error.name !== fields.name) error.name = fields.name;
   if (fields.stack !== undefined) error.stack = fields.stack;
   if (fields.code !== undefined) Object.assign(error, { code: fields.code });
