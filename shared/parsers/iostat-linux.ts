@@ -11,9 +11,15 @@
  * Layouts: -x before 9.1.2 (`Device:` rsec/s avgqu-sz await svctm), 9.1.2-11.5.6
  * (`Device:` r_await w_await), 11.5.7+ (grouped per direction, rareq-sz, aqu-sz),
  * 12.1.2+ (discard d/s..., no svctm), 12.3.1+ (flush f/s f_await); -k/-m units;
- * the basic report (tps kB_read/s ..., MB_read/s, Blk_read/s); -xs (tps kB/s rqm/s
- * await areq-sz aqu-sz %util); --pretty puts the device last and splits -x into
- * one table per group; --human prints 1.2k / 3.4M / 45.0%.
+ * the basic report (tps kB_read/s kB_wrtn/s [kB_dscd/s] ..., MB_read/s, Blk_read/s);
+ * -s, the short basic report (tps kB_read/s kB_w+d/s kB_read kB_w+d, MB_ and Blk_
+ * too); -xs (tps kB/s rqm/s await areq-sz aqu-sz %util); POSIXLY_CORRECT without
+ * -k/-m prints 512-byte units (Blk_* in the basic reports, rsec/s wsec/s dsec/s and
+ * sec/s in -x/-xs); --pretty puts the device last and splits -x into one table per
+ * group; --human prints 1.2k / 3.4M / 45.0% (values only: headers keep their names,
+ * so G and T appear as suffixes, never as GB_ columns). -g GROUP adds a row per group
+ * after its devices, its name indented by one space (` ALL`); -H keeps only that row.
+ * sysstat has no -e report.
  *
  * A header yields TableLayout { platform: 'linux', dialect: 'linux-sysstat-x-11.5.7', deviceAt: 'first', columns }
  * (iostat-layout.ts), a banner LinuxBanner { os: 'Linux', kernel: '5.15.0-91-generic', host: 'db1', ... }.
@@ -42,6 +48,7 @@ export const LINUX_COLUMNS: Record<string, ColumnSpec> = {
   'dB/s': { unit: 'B/s' },
   'rsec/s': { unit: 'sectors/s', metric: 'read_kBps', factor: 0.5 },
   'wsec/s': { unit: 'sectors/s', metric: 'write_kBps', factor: 0.5 },
+  'dsec/s': { unit: 'sectors/s' },
   'rrqm/s': { unit: 'merges/s' },
   'wrqm/s': { unit: 'merges/s' },
   'drqm/s': { unit: 'merges/s' },
@@ -66,22 +73,34 @@ export const LINUX_COLUMNS: Record<string, ColumnSpec> = {
   'kB/s': { unit: 'kB/s' },
   'MB/s': { unit: 'MB/s' },
   'B/s': { unit: 'B/s' },
+  // -xs under POSIXLY_CORRECT: sectors read, written and discarded together.
+  'sec/s': { unit: 'sectors/s' },
   'kB_read/s': { unit: 'kB/s', metric: 'read_kBps' },
   'kB_wrtn/s': { unit: 'kB/s', metric: 'write_kBps' },
   'kB_dscd/s': { unit: 'kB/s' },
   'MB_read/s': { unit: 'MB/s', metric: 'read_kBps', factor: 1024 },
   'MB_wrtn/s': { unit: 'MB/s', metric: 'write_kBps', factor: 1024 },
   'MB_dscd/s': { unit: 'MB/s' },
+  // Blocks are 512-byte sectors (POSIXLY_CORRECT, or sysstat before 9.1.1).
   'Blk_read/s': { unit: 'sectors/s', metric: 'read_kBps', factor: 0.5 },
   'Blk_wrtn/s': { unit: 'sectors/s', metric: 'write_kBps', factor: 0.5 },
+  'Blk_dscd/s': { unit: 'sectors/s' },
+  // -s prints writes and discards together as one figure: it stands for write_kBps.
+  'kB_w+d/s': { unit: 'kB/s', metric: 'write_kBps' },
+  'MB_w+d/s': { unit: 'MB/s', metric: 'write_kBps', factor: 1024 },
+  'Blk_w+d/s': { unit: 'sectors/s', metric: 'write_kBps', factor: 0.5 },
   kB_read: { unit: 'kB' },
   kB_wrtn: { unit: 'kB' },
   kB_dscd: { unit: 'kB' },
+  'kB_w+d': { unit: 'kB' },
   MB_read: { unit: 'MB' },
   MB_wrtn: { unit: 'MB' },
   MB_dscd: { unit: 'MB' },
+  'MB_w+d': { unit: 'MB' },
   Blk_read: { unit: 'sectors' },
   Blk_wrtn: { unit: 'sectors' },
+  Blk_dscd: { unit: 'sectors' },
+  'Blk_w+d': { unit: 'sectors' },
   // --human turns the basic report's totals and rates into bytes.
   'B_read/s': { unit: 'B/s', metric: 'read_kBps', factor: 1 / 1024 },
   'B_wrtn/s': { unit: 'B/s', metric: 'write_kBps', factor: 1 / 1024 },
@@ -91,11 +110,19 @@ export const LINUX_COLUMNS: Record<string, ColumnSpec> = {
   B_dscd: { unit: 'B' },
 };
 
+// The basic report: -s (writes and discards in one column), 512-byte blocks with the
+// discard columns (POSIXLY_CORRECT, 12.1.2+), blocks without them (before 9.1.1), kB/MB.
+function basicLayout(names: readonly string[]): string {
+  if (names.some((n) => n.endsWith('_w+d/s'))) return 's';
+  if (names.includes('Blk_read/s')) return names.includes('Blk_dscd/s') ? 'basic-blk' : 'basic-old';
+  return 'basic';
+}
+
 function dialectOf(names: readonly string[], deviceAt: 'first' | 'last'): string {
   const has = (n: string) => names.includes(n);
   let layout: string;
-  if (has('kB/s') || has('MB/s') || has('B/s') || has('rqm/s')) layout = 'xs';
-  else if (has('tps')) layout = has('Blk_read/s') ? 'basic-old' : 'basic';
+  if (has('kB/s') || has('MB/s') || has('B/s') || has('sec/s') || has('rqm/s')) layout = 'xs';
+  else if (has('tps')) layout = basicLayout(names);
   else if (has('f/s') || has('f_await')) layout = 'x-12.3.1';
   else if (has('d/s') || has('d_await')) layout = 'x-12.1.2';
   else if (has('rareq-sz') || has('wareq-sz') || has('aqu-sz')) layout = 'x-11.5.7';
