@@ -6,6 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { FORMATS } from '../shared/model.ts';
 import { METRIC_SPEC_HELP } from '../shared/metrics.ts';
+import { SUPPORTED_FORMATS } from '../shared/parsers/errors.ts';
 import { SELECTOR_HELP } from '../shared/selectors.ts';
 import { DEFAULT_PAGE } from '../shared/store/pages.ts';
 import { UPLOAD_STATUSES } from '../shared/upload-status.ts';
@@ -55,7 +56,8 @@ export function buildProgram(
 ): Command {
   const program = new Command('benchdrop')
     .description(
-      'Disk benchmark logs (IRIX diskperf, iostat from Solaris/illumos, Linux, FreeBSD) in, honest comparisons out.',
+      'Disk benchmark logs (IRIX diskperf; iostat from Solaris/illumos, Linux, FreeBSD, NetBSD, OpenBSD, macOS, AIX) ' +
+        'in, honest comparisons out.',
     )
     .addHelpText(
       'after',
@@ -80,6 +82,7 @@ function addParse(program: Command, io: Output, run: Run): void {
     .description('parse log files offline and show what benchdrop reads from them')
     .argument('<file...>', 'log files (plain or .gz)')
     .option('--json', 'print the canonical records as JSON')
+    .addHelpText('after', `\nFormats it reads:\n${SUPPORTED_FORMATS.map((f) => `  - ${f}`).join('\n')}`)
     .action((files: string[], options: { json?: boolean }) =>
       run(async () => (await import('./commands/parse.ts')).parseCommand(files, options, io)),
     );

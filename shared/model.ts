@@ -11,7 +11,7 @@ export const MAX_DEVICE_NAME_BYTES = 128;
 export const FORMATS = ['diskperf', 'iostat'] as const;
 export type Format = (typeof FORMATS)[number];
 
-export type Platform = 'irix' | 'solaris' | 'linux' | 'freebsd';
+export type Platform = 'irix' | 'solaris' | 'linux' | 'freebsd' | 'aix' | 'macos' | 'netbsd' | 'openbsd';
 
 /** A recoverable oddity, kept with the run it was found in. */
 export interface ParseWarning {

@@ -26,7 +26,7 @@ const BARE_COMMANDS = new Set([
 ]);
 
 // A shell prompt: `$ `, `# `, `% `, `> `, `host# `, `root@box:~# `, `[user@box ~]$ `.
-const PROMPT = /^(?:[\w.@:~/[\]-]*\s?[#$%]\s+|[\w-]+>\s+)/;
+const PROMPT = /^(?:\[[^\]]{1,80}\]\s?[#$%]\s+|[\w.@:~/[\]-]*\s?[#$%]\s+|[\w-]+>\s+)/;
 const WORD = /^[a-z][\w.+-]*$/;
 // `/usr/bin/iostat`, `./diskperf`: a command given by its path.
 const PATH_WORD = /^\.{0,2}(?:\/[\w.+-]+)+$/;
@@ -73,6 +73,24 @@ export function commandName(line: string): string | undefined {
   const words = command.split(/\s+/);
   const first = words.find((w) => !ENV_ASSIGNMENT.test(w));
   return first === undefined ? undefined : baseName(first);
+}
+
+/**
+ * Whether a Linux iostat command line asks for no since-boot report: sysstat's `-y`, alone
+ * or among other one-letter options (`iostat -xy 5`, `iostat -d -y 1 3`).
+ */
+export function omitsSinceBootReport(command: string): boolean {
+  const words = command.split(/\s+/);
+  const at = words.findIndex((w) => baseName(w) === 'iostat');
+  return at >= 0 && words.slice(at + 1).some((w) => /^-[A-Za-z]*y[A-Za-z]*$/.test(w));
+}
+
+/**
+ * Whether an iostat run of this platform, started by this command, prints a since-boot report first:
+ * all do but sysstat's with `-y` (other platforms' -y means something else: NetBSD's queue columns).
+ */
+export function printsBootReport(platform: string, command: string | undefined): boolean {
+  return platform !== 'linux' || command === undefined || !omitsSinceBootReport(command);
 }
 
 /** Keep at most this many context lines per run: the ones nearest to it. */

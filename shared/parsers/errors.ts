@@ -15,9 +15,14 @@ import { printable } from '../printable.ts';
 
 export const SUPPORTED_FORMATS = [
   'IRIX diskperf result tables (Diskperf V1.2)',
-  'Solaris/illumos iostat -x, -xn, -xnz, -xne, -xM, -xu (with -T, -t, -m)',
-  'Linux sysstat iostat: -x of every version, basic device report, -xs, --pretty, --human, -o JSON',
-  'FreeBSD iostat -x',
+  'Solaris/illumos iostat -x, -xn, -xnz, -xne, -xM, -xu (with -T, -t, -m), and comma-separated -xpr, -xnr',
+  'Linux sysstat iostat: -x of every version, basic device report, -s, -xs, 512-byte units, -g/-H groups, ' +
+    '--pretty, --human, -o JSON',
+  'FreeBSD iostat -x, and its default wide report',
+  'NetBSD iostat -x (-x -I, -y), and its default wide report',
+  'OpenBSD iostat (default, -D, -I)',
+  'macOS iostat (default, -d, -I, -o, -C, -U)',
+  'AIX iostat -D / -dD extended drive report (with -T, -l)',
 ] as const;
 
 export interface ParseErrorDetails {

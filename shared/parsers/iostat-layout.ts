@@ -31,6 +31,8 @@ export interface TableLayout {
    * values on the first device row only). They are not device statistics: not kept.
    */
   optionalTail: number;
+  /** How the header line was mended to be read (a token split in two, joined again), for a warning. */
+  repair?: string;
 }
 
 export interface IostatDialect {

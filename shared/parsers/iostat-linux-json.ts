@@ -25,7 +25,7 @@ import { printable } from '../printable.ts';
 import { ParseError } from './errors.ts';
 import { columnsFrom } from './iostat-layout.ts';
 import { LINUX_COLUMNS } from './iostat-linux.ts';
-import { IostatRunBuilder, MAX_COLUMNS } from './iostat-run.ts';
+import { IostatRunBuilder, MAX_COLUMNS, RunSequence } from './iostat-run.ts';
 import { parseIostatNumber, wholeNumber } from './numbers.ts';
 import { readTimestamp } from './timestamps.ts';
 import type { LineParser, ParserOptions } from './types.ts';
@@ -67,15 +67,13 @@ const stringField = (text: string, key: string): string | undefined =>
  * disk entries as rows; a document on one line is walked whole (walk).
  */
 class LinuxJsonParser implements LineParser {
-  private nextIndex: number;
+  private readonly runs: RunSequence;
   private run: IostatRunBuilder | undefined;
   private meta: IostatMeta = {};
   private runStart = 0;
   private time: string | undefined;
-  private emitted = 0;
   /** The line of the first `"sysstat"` key, 0 before it. */
   private sysstatLine = 0;
-  private firstSkipped: { line: number; message: string } | undefined;
   private readonly idCache = new Map<string, Int16Array | undefined>();
   private readonly values = new Float64Array(128);
 
@@ -83,7 +81,7 @@ class LinuxJsonParser implements LineParser {
     private readonly options: ParserOptions,
     firstRunIndex: number,
   ) {
-    this.nextIndex = firstRunIndex;
+    this.runs = new RunSequence(options.onRun, firstRunIndex);
   }
 
   line(text: string, lineNo: number): void {
@@ -104,13 +102,13 @@ class LinuxJsonParser implements LineParser {
 
   end(lastLine: number): void {
     this.finishRun(lastLine);
-    if (this.emitted > 0) return;
+    if (this.runs.emitted > 0) return;
     const source = this.options.source;
-    if (this.firstSkipped !== undefined) {
+    if (this.runs.firstSkipped !== undefined) {
       throw new ParseError({
         source,
-        line: this.firstSkipped.line,
-        problem: `no disk entry could be read: ${this.firstSkipped.message}`,
+        line: this.runs.firstSkipped.line,
+        problem: `no disk entry could be read: ${this.runs.firstSkipped.message}`,
         expected: 'iostat -o JSON output with numbers for every disk field',
       });
     }
@@ -143,15 +141,7 @@ class LinuxJsonParser implements LineParser {
   }
 
   private finishRun(endLine: number): void {
-    const run = this.run;
-    if (run?.hasRows) {
-      this.options.onRun(run.finish(endLine));
-      this.emitted++;
-    } else if (run !== undefined) {
-      // Nothing but warnings: no run, and its index goes to the next one.
-      this.nextIndex = run.index;
-      this.firstSkipped ??= run.firstSkipped;
-    }
+    if (this.run !== undefined) this.runs.finish(this.run, endLine);
     this.run = undefined;
     this.idCache.clear();
   }
@@ -160,7 +150,7 @@ class LinuxJsonParser implements LineParser {
     const meta = this.meta;
     this.run ??= new IostatRunBuilder(
       {
-        index: this.nextIndex++,
+        index: this.runs.nextIndex(),
         platform: 'linux',
         dialect: DIALECT,
         name: meta.host ?? '',

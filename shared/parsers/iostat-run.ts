@@ -76,6 +76,8 @@ export interface RunStart {
   context: string[];
   meta: IostatMeta;
   startLine: number;
+  /** False when the command said its first report is of an interval like the rest (sysstat `-y`). */
+  sinceBootFirst?: boolean;
 }
 
 /** Why a device name cannot be a series (it becomes part of table keys and of a series label), if it cannot. */
@@ -128,6 +130,8 @@ export class IostatRunBuilder {
   private reportTime: string | undefined;
   private reportHasRows = false;
   private readonly wantSamples: boolean;
+  /** Report 0 holds averages since boot: the run began here (not earlier in the file) and was not `-y`. */
+  private readonly bootReport: boolean;
   dialect: string;
 
   constructor(
@@ -138,6 +142,19 @@ export class IostatRunBuilder {
     this.index = start.index;
     this.dialect = start.dialect;
     this.wantSamples = options.keepSamples || options.onIostatSample !== undefined;
+    this.bootReport = options.continuation !== true && start.sinceBootFirst !== false;
+  }
+
+  /**
+   * Whether the device has a row in the latest report with rows: what a piece pasted after prose must
+   * carry on. The latest report, not the whole run: a part of a file parsed alone (parallel.ts) sees it too.
+   */
+  inLatestReport(device: string): boolean {
+    const current = this.touchedCount > 0;
+    const list = current ? this.touched : this.previousOrder;
+    const count = current ? this.touchedCount : this.previousCount;
+    for (let i = 0; i < count; i++) if (list[i]!.device === device) return true;
+    return false;
   }
 
   get hasRows(): boolean {
@@ -356,7 +373,7 @@ export class IostatRunBuilder {
     const series: IostatSeries[] = [];
     for (const state of this.series.values()) {
       // The since-boot report counts only when it is all the run has.
-      const bank = reports > 1 || this.options.continuation ? state.interval : state.sinceBoot;
+      const bank = reports > 1 || !this.bootReport ? state.interval : state.sinceBoot;
       const out: IostatSeries = {
         device: state.device,
         sampleCount: state.sampleCount,
@@ -402,7 +419,7 @@ export class IostatRunBuilder {
 
   /** The current report counts since boot: the first of a run that did not start earlier in the file. */
   private isSinceBoot(): boolean {
-    return this.report === 0 && !this.options.continuation;
+    return this.report === 0 && this.bootReport;
   }
 
   /**
@@ -466,5 +483,38 @@ export class IostatRunBuilder {
     if (this.reportTime !== undefined) sample.time = this.reportTime;
     state.samples?.push(sample);
     this.options.onIostatSample?.(this.index, state.device, sample);
+  }
+}
+
+/**
+ * The runs one parser hands on, in file order: each builder takes the next index; a finished builder
+ * with rows goes to onRun, one without gives its index back and keeps the first row it skipped (the
+ * reason the parser names when no run came out).
+ */
+export class RunSequence {
+  emitted = 0;
+  firstSkipped: { line: number; message: string } | undefined;
+  private next: number;
+
+  constructor(
+    private readonly onRun: ParserOptions['onRun'],
+    firstIndex = 0,
+  ) {
+    this.next = firstIndex;
+  }
+
+  nextIndex(): number {
+    return this.next++;
+  }
+
+  finish(run: IostatRunBuilder, endLine: number): void {
+    if (run.hasRows) {
+      this.onRun(run.finish(endLine));
+      this.emitted++;
+      return;
+    }
+    // A header with no rows is no run: its index goes to the next one.
+    this.next = run.index;
+    this.firstSkipped ??= run.firstSkipped;
   }
 }

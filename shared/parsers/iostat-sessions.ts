@@ -20,19 +20,53 @@
 import { freebsdIostat } from './iostat-freebsd.ts';
 import { TTY_CPU_COLUMNS, type IostatDialect, type TableLayout } from './iostat-layout.ts';
 import { linuxIostat, parseLinuxBanner, type LinuxBanner } from './iostat-linux.ts';
+import { netbsdIostat } from './iostat-netbsd.ts';
 import { solarisIostat } from './iostat-solaris.ts';
 import { readTimestamp, type Timestamp } from './timestamps.ts';
+import { rejoinSplitToken } from './wrappers.ts';
 
 /** The platforms' header readers, in the order a header line is tried against them. */
-const DIALECTS: readonly IostatDialect[] = [solarisIostat, freebsdIostat, linuxIostat];
+const DIALECTS: readonly IostatDialect[] = [solarisIostat, freebsdIostat, netbsdIostat, linuxIostat];
 
-/** The table a header line (split on blanks) announces, if it is a header of any platform. */
+/**
+ * The table a header line (split on blanks) announces, if it is a header of any platform. A header a
+ * paste mangled is mended, and says how in `repair`: dashes glued before its first word (`--Device:`),
+ * one token split in two (`a   vgrq-sz`).
+ */
 export function headerLayout(tokens: readonly string[]): TableLayout | undefined {
+  const layout = exactLayout(tokens);
+  if (layout !== undefined || !looksLikeHeader(tokens)) return layout;
+  const repairs: string[] = [];
+  let mended = tokens;
+  const dashed = /^-+(?=[A-Za-z])/.exec(tokens[0]!);
+  if (dashed !== null) {
+    mended = [tokens[0]!.slice(dashed[0].length), ...tokens.slice(1)];
+    repairs.push(`"${dashed[0]}" before "${mended[0]}" left out`);
+    const unDashed = exactLayout(mended);
+    if (unDashed !== undefined) return { ...unDashed, repair: repairs.join('; ') };
+  }
+  const rejoined = rejoinSplitToken(mended, exactLayout);
+  if (rejoined === undefined) return undefined;
+  const [a, b] = rejoined.parts;
+  repairs.push(`header token "${a} ${b}" read as "${rejoined.joined}"`);
+  return { ...rejoined.result, repair: repairs.join('; ') };
+}
+
+/** The table a header announces as printed, no repair tried. */
+export function exactLayout(tokens: readonly string[]): TableLayout | undefined {
   for (const dialect of DIALECTS) {
     const layout = dialect.matchHeader(tokens);
     if (layout !== undefined) return layout;
   }
   return undefined;
+}
+
+/** Column names carry `/`, `%`, `_` or `-`; prose rarely does: only such lines are worth mending. */
+export function looksLikeHeader(tokens: readonly string[]): boolean {
+  if (tokens.length < 4 || tokens.length > 40) return false;
+  let marked = 0;
+  for (const token of tokens) if (/[/%_-]/.test(token)) marked++;
+  return marked * 2 >= tokens.length;
 }
 
 const TITLE = /extended\s+device\s+statistics/i;

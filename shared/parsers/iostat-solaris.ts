@@ -27,7 +27,7 @@ import {
   type TableLayout,
 } from './iostat-layout.ts';
 
-const COLUMNS: Record<string, ColumnSpec> = {
+export const COLUMNS: Record<string, ColumnSpec> = {
   'r/s': { unit: 'ops/s', metric: 'read_iops' },
   'w/s': { unit: 'ops/s', metric: 'write_iops' },
   'kr/s': { unit: 'kB/s', metric: 'read_kBps' },

@@ -14,14 +14,15 @@
  *   values: { write_iops: 6028.7, write_kBps: 48244.4, iops: 6028.7, ... }, raw: { 'w/s': 6028.7, ... } }] }] }
  */
 import type { IostatMeta } from '../model.ts';
-import { commandFromLine, commandName, MAX_CONTEXT_LINES } from './context.ts';
+import { commandFromLine, commandName, MAX_CONTEXT_LINES, printsBootReport } from './context.ts';
 import { ParseError } from './errors.ts';
 import type { TableLayout } from './iostat-layout.ts';
 import type { LinuxBanner } from './iostat-linux.ts';
-import { IostatRunBuilder, MAX_COLUMNS } from './iostat-run.ts';
+import { IostatRunBuilder, MAX_COLUMNS, RunSequence } from './iostat-run.ts';
 import { headerLayout, isNumberRow, sessionLine, type SessionLine } from './iostat-sessions.ts';
 import { countNumeric, ends, MAX_TOKENS, nonNumericTokens, numbers, starts, tokenize } from './iostat-tokens.ts';
 import { decodeLine } from './lines.ts';
+import { nearMiss } from './near-misses.ts';
 import { parseIostatNumber, splitOverflow } from './numbers.ts';
 import type { LineParser, OpenReport, ParserOptions } from './types.ts';
 
@@ -42,6 +43,20 @@ interface ActiveLayout {
 }
 
 type Warning = { line: number; message: string };
+
+/** Text lines kept from before the first run, for the error of a file with none. */
+const SEEN_TEXT_LINES = 200;
+
+/**
+ * A repeat of the header after prose that holds no command: the session may go on (a paste in two
+ * pieces) or a new run may start. The first row decides: a device of the report before means it goes on.
+ */
+interface HeldHeader {
+  text: { line: number; text: string }[];
+  firstLine: number;
+  headerLine: number;
+  time: string | undefined;
+}
 
 export function createIostatParser(options: ParserOptions, firstRunIndex = 0): LineParser {
   return new IostatTextParser(options, firstRunIndex);
@@ -78,7 +93,7 @@ class DeviceNames {
  * session lines (iostat-sessions.ts) and text are read by their own steps.
  */
 class IostatTextParser implements LineParser {
-  private nextIndex: number;
+  private readonly runs: RunSequence;
   private run: IostatRunBuilder | undefined;
   private active: ActiveLayout | undefined;
   /** Lines after the last row that were not part of a table: context, or prose inside one (the latest few). */
@@ -91,22 +106,22 @@ class IostatTextParser implements LineParser {
   private pendingStart = 0;
   /** Inside an avg-cpu or tty block: its numeric rows are not device rows. */
   private skipBlock = false;
-  private emitted = 0;
   private lastHeaderLine = 0;
   private firstOrphanRow = 0;
-  /** The first row a run skipped, kept when that run ends with no rows at all. */
-  private firstSkipped: Warning | undefined;
   /** Warnings met before any run began (a bad timestamp above the first header). */
   private earlyWarnings: Warning[] = [];
   private lastLine = 0;
   private open: OpenReport | undefined;
   private readonly devices = new DeviceNames();
+  private held: HeldHeader | undefined;
+  /** The first lines of text while no run has begun: what the error names when none does. */
+  private readonly seenText: { text: string; no: number }[] = [];
 
   constructor(
     private readonly options: ParserOptions,
     firstRunIndex: number,
   ) {
-    this.nextIndex = firstRunIndex;
+    this.runs = new RunSequence(options.onRun, firstRunIndex);
   }
 
   lineBytes(buf: Buffer, start: number, end: number, lineNo: number): boolean {
@@ -143,22 +158,23 @@ class IostatTextParser implements LineParser {
   }
 
   end(last: number): void {
+    if (this.held !== undefined) this.resolveHeld(false);
     const run = this.run;
     // A header after the end would continue this run: it has rows, and no text since them opens another.
     if (run !== undefined && run.hasRows && this.pendingText.length === 0)
       this.open = { columns: run.announcedColumns() };
     this.finishRun(last || this.lastLine);
-    if (this.emitted === 0) throw this.noRun();
+    if (this.runs.emitted === 0) throw this.noRun();
   }
 
   /** Why the input held no run, at the line that tells most. */
   private noRun(): ParseError {
     const source = this.options.source;
-    if (this.firstSkipped !== undefined) {
+    if (this.runs.firstSkipped !== undefined) {
       return new ParseError({
         source,
-        line: this.firstSkipped.line,
-        problem: `no device row fits the iostat header: ${this.firstSkipped.message}`,
+        line: this.runs.firstSkipped.line,
+        problem: `no device row fits the iostat header: ${this.runs.firstSkipped.message}`,
         expected: 'rows with a number for every column of the header and the device name',
       });
     }
@@ -168,6 +184,15 @@ class IostatTextParser implements LineParser {
         line: this.lastHeaderLine,
         problem: 'an iostat header with no device rows under it',
         expected: 'device rows such as "sda 1.00 2.00 ..." after the header',
+      });
+    }
+    const near = nearMiss(this.seenText);
+    if (near !== undefined) {
+      return new ParseError({
+        source,
+        line: near.line,
+        problem: `no iostat table found: the line "${near.excerpt}" looks like ${near.looksLike}`,
+        expected: 'an iostat header line of a layout benchdrop reads, and device rows',
       });
     }
     if (this.firstOrphanRow > 0) {
@@ -189,14 +214,7 @@ class IostatTextParser implements LineParser {
   private finishRun(endLine: number): void {
     const run = this.run;
     if (run === undefined) return;
-    if (run.hasRows) {
-      this.options.onRun(run.finish(endLine));
-      this.emitted++;
-    } else {
-      // A header with no rows is no run: its index goes to the next one.
-      this.nextIndex = run.index;
-      this.firstSkipped ??= run.firstSkipped;
-    }
+    this.runs.finish(run, endLine);
     this.run = undefined;
     this.active = undefined;
   }
@@ -226,16 +244,18 @@ class IostatTextParser implements LineParser {
     const context = this.takeContext();
     // Only the first run of a part can continue a run of the previous part.
     const continuation =
-      this.options.continuation === true && this.emitted === 0 && context.length === 0 && this.pendingStart === 0;
+      this.options.continuation === true && this.runs.emitted === 0 && context.length === 0 && this.pendingStart === 0;
+    const command = this.pendingMeta.command;
     const run = new IostatRunBuilder(
       {
-        index: this.nextIndex++,
+        index: this.runs.nextIndex(),
         platform: layout?.platform ?? 'linux',
         dialect: layout?.dialect ?? 'unknown',
         name: this.pendingName,
         context,
         meta: this.pendingMeta,
         startLine: this.pendingStart || line,
+        sinceBootFirst: printsBootReport(layout?.platform ?? 'linux', command),
       },
       { ...this.options, continuation },
     );
@@ -248,7 +268,7 @@ class IostatTextParser implements LineParser {
     return run;
   }
 
-  private warn(line: number, message: string): void {
+  warn(line: number, message: string): void {
     if (this.run !== undefined) this.run.warn(line, message);
     else this.earlyWarnings.push({ line, message });
   }
@@ -257,6 +277,7 @@ class IostatTextParser implements LineParser {
   private onHeader(layout: TableLayout, line: number, text: string): void {
     const current = this.runFor(line, layout);
     if (!current.hasRows) current.dialect = layout.dialect;
+    if (layout.repair !== undefined) current.warn(line, layout.repair);
     const ids = current.columnIdsFor(layout.columns, (name) =>
       current.warn(
         line,
@@ -297,10 +318,56 @@ class IostatTextParser implements LineParser {
       cached.headerLine = lineNo;
       return true;
     }
+    if (this.holdsHeader(cached, lineNo)) return true;
     if (this.runFor(lineNo, cached.layout) !== cached.builder) return false;
     cached.headerLine = lineNo;
     this.startReport(cached.builder, cached.ids, lineNo);
     return true;
+  }
+
+  /** A repeat of the header after prose with no command in it: held until its first row says whose it is. */
+  private holdsHeader(cached: ActiveLayout, lineNo: number): boolean {
+    const run = this.run;
+    if (run !== cached.builder || !run.hasRows || this.pendingText.length === 0) return false;
+    if (this.pendingText.some(({ text }) => commandFromLine(text) !== undefined)) return false;
+    this.held = {
+      text: this.pendingText,
+      firstLine: this.pendingFirstLine,
+      headerLine: lineNo,
+      time: this.pendingTime,
+    };
+    this.pendingText = [];
+    this.pendingTime = undefined;
+    cached.headerLine = lineNo;
+    this.devices.rewind();
+    this.lastHeaderLine = lineNo;
+    this.skipBlock = false;
+    return true;
+  }
+
+  /** The held header's fate: a new report of the run (`goesOn`), or the header of a new run after the prose. */
+  private resolveHeld(goesOn: boolean): void {
+    const held = this.held!;
+    const a = this.active!;
+    this.held = undefined;
+    if (goesOn) {
+      for (const { line, text } of held.text)
+        a.builder.warn(line, `text between two pieces of one session ignored: "${text.slice(0, 80)}"`);
+      this.pendingTime = held.time;
+      this.startReport(a.builder, a.ids, held.headerLine);
+      return;
+    }
+    this.pendingText = held.text;
+    this.pendingFirstLine = held.firstLine;
+    this.pendingTime = held.time;
+    this.onHeader(a.layout, held.headerLine, a.text);
+  }
+
+  /** A line that ends a held header's wait for its first row: anything but blanks, titles, times and cpu blocks. */
+  private endsHold(trimmed: string): boolean {
+    if (trimmed.length === 0 || this.skipBlock) return false;
+    const kind = sessionLine(trimmed, trimmed.split(/\s+/)).kind;
+    return kind !== 'title' && kind !== 'time' && kind !== 'cpu-block' && kind !== 'blank';
   }
 
   /** The row in buf, if it is one for the active layout (tokens already split). */
@@ -330,10 +397,12 @@ class IostatTextParser implements LineParser {
     // Every value a number, the device name not: exactly one word (two with a mount point).
     if (nonNumericTokens() !== (mount === undefined ? 1 : 2) || !Number.isNaN(numbers[deviceToken])) return false;
     const device = this.devices.name(buf, starts[deviceToken]!, ends[deviceToken]!);
+    if (this.held !== undefined) this.resolveHeld(this.run!.inLatestReport(device));
     // Rows go on under the same header: text seen since the last row was prose inside the table.
     if (this.pendingText.length > 0 && this.run?.hasRows) this.warnProseInsideTable();
+    const ids = this.active!.ids;
     const current = this.runFor(lineNo, a.layout);
-    current.row(device, mount === undefined ? undefined : unwrapMount(mount), a.ids, numbers, valueStart, lineNo);
+    current.row(device, mount === undefined ? undefined : unwrapMount(mount), ids, numbers, valueStart, lineNo);
     return true;
   }
 
@@ -390,6 +459,7 @@ class IostatTextParser implements LineParser {
   /** A line that is no row of the active table: a header, a line of the session, or text. */
   private slowLine(text: string, lineNo: number, count: number): void {
     const trimmed = text.trim();
+    if (this.held !== undefined && this.endsHold(trimmed)) this.resolveHeld(false);
     if (trimmed.length > 0 && this.repeatedHeader(trimmed, lineNo)) return;
     const tokens = trimmed.split(/\s+/);
     const layout = trimmed.length > 0 ? headerLayout(tokens) : undefined;
@@ -463,6 +533,8 @@ class IostatTextParser implements LineParser {
       if (this.firstOrphanRow === 0) this.firstOrphanRow = lineNo;
       return;
     }
+    if (this.runs.emitted === 0 && this.seenText.length < SEEN_TEXT_LINES)
+      this.seenText.push({ text: trimmed, no: lineNo });
     // Only the lines nearest the next table can be its context: memory stays bounded under any amount of prose.
     if (this.pendingText.length === 0) this.pendingFirstLine = lineNo;
     else if (this.pendingText.length >= 4 * MAX_CONTEXT_LINES) this.pendingText.shift();

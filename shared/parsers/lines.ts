@@ -15,10 +15,22 @@
  *   bytes "> r/s w/s device\r\n> 0.0 6028.7 c0t0d0\r\n"
  *
  * yields text('r/s w/s device', 1) and bytes(buf, start, end, 2) (or text('0.0 6028.7 c0t0d0', 2)) to the sink.
+ *
+ * What else a paste wraps around a log comes off here too, by the rules of wrappers.ts:
+ * a prefix every line of a block carries (`\t * `, `# `, `#   "`), found at the first
+ * line whose rest the sink knows as a header, and HTML tags at the start or end of a line.
  */
 import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { ParseError } from './errors.ts';
+import {
+  bytesAfterPrefix,
+  bytesMayHaveEdgeTag,
+  splitPrefix,
+  stripEdgeTags,
+  stripPrefix,
+  type BlockPrefix,
+} from './wrappers.ts';
 
 /** A log line longer than this is not a log line (a 20 MB single line, a binary blob). */
 export const MAX_LINE_LENGTH = 64 * 1024;
@@ -103,6 +115,12 @@ export interface LineSink {
   bytes?(buf: Buffer, start: number, end: number, lineNo: number): boolean;
   /** A decoded, cleaned line. */
   text(text: string, lineNo: number): void;
+  /** Whether `line`, this prefix before `body`, opens a log (a header, a title, a banner) that carries it. */
+  opensBlock?(line: string, prefix: BlockPrefix, body: string): boolean;
+  /** Every line from here on carries this prefix, until one does not; the lines already handed out may too. */
+  blockStarts?(prefix: BlockPrefix): void;
+  /** Something was taken off line `lineNo` that its reader should hear of. */
+  warn?(lineNo: number, message: string): void;
 }
 
 const LF = 10;
@@ -121,6 +139,11 @@ export class LineSplitter {
   private textCarry = '';
   private lineNo = 0;
   private pendingCR = false;
+  /** The prefix the lines of the current block carry, and its bytes when the fast path can strip it. */
+  private prefix: BlockPrefix | undefined;
+  private prefixBytes: Buffer | undefined;
+  /** The chunk being split holds a `<`: its lines may carry HTML tags. */
+  private chunkHasTag = false;
 
   constructor(
     private readonly source: string,
@@ -159,6 +182,7 @@ export class LineSplitter {
       if (this.textCarry.length > 0) this.emitText(this.textCarry);
       this.textCarry = '';
     } else if (this.carry.length > 0) {
+      this.chunkHasTag = this.carry.indexOf(0x3c) !== -1;
       this.emitBytesSplittingCR(this.carry, 0, this.carry.length);
       this.carry = EMPTY;
     }
@@ -245,6 +269,7 @@ export class LineSplitter {
     let from = 0;
     // Most logs have no lone CR: look for one once per chunk, not once per line.
     const hasCR = data.indexOf(CR) !== -1;
+    this.chunkHasTag = data.indexOf(0x3c) !== -1;
     while (from < n) {
       const lf = data.indexOf(LF, from);
       if (lf === -1) break;
@@ -283,8 +308,53 @@ export class LineSplitter {
   private emitBytes(data: Buffer, start: number, end: number): void {
     const lineNo = ++this.lineNo;
     if (end - start > MAX_LINE_LENGTH) this.tooLong(lineNo);
-    if (this.sink.bytes?.(data, start, end, lineNo)) return;
-    this.sink.text(cleanLine(decodeLine(data, start, end)), lineNo);
+    let unprefixed = false;
+    if (this.prefixBytes !== undefined) {
+      const at = bytesAfterPrefix(data, start, end, this.prefixBytes);
+      if (at < 0) this.endBlock();
+      else [start, unprefixed] = [at, true];
+    }
+    const plain = !(this.chunkHasTag && bytesMayHaveEdgeTag(data, start, end)) && this.prefix?.quoted !== true;
+    if (plain && this.sink.bytes?.(data, start, end, lineNo)) return;
+    this.emitCleaned(decodeLine(data, start, end), lineNo, unprefixed);
+  }
+
+  /** A decoded line through the cleaning rules to the sink's text; `unprefixed`: the block's prefix is off already. */
+  private emitCleaned(raw: string, lineNo: number, unprefixed: boolean): void {
+    let line = cleanLine(raw);
+    if (this.prefix !== undefined && !unprefixed) {
+      const rest = stripPrefix(line, this.prefix);
+      if (rest === undefined) this.endBlock();
+      else line = rest;
+    }
+    if (line.indexOf('<') !== -1) {
+      const stripped = stripEdgeTags(line);
+      if (stripped !== undefined) {
+        // Told for rows only (three numbers or more): a page's prose and markup shed their tags silently.
+        if ((stripped.text.match(/(?:^|\s)[-+]?\d[\d.,]*(?=\s|$)/g)?.length ?? 0) >= 3)
+          this.sink.warn?.(lineNo, `HTML tags taken off the line: ${stripped.tags.slice(0, 60)}`);
+        line = stripped.text;
+      }
+    }
+    if (this.prefix === undefined) line = this.startBlockAt(line);
+    this.sink.text(line, lineNo);
+  }
+
+  /** The line without its prefix when that prefix hides a header: the block it opens carries it on every line. */
+  private startBlockAt(line: string): string {
+    const sink = this.sink;
+    if (sink.opensBlock === undefined) return line;
+    const split = splitPrefix(line).find(({ prefix, body }) => sink.opensBlock!(line, prefix, body));
+    if (split === undefined) return line;
+    this.prefix = split.prefix;
+    this.prefixBytes = split.prefix.quoted ? undefined : Buffer.from(split.prefix.core, 'utf8');
+    this.sink.blockStarts?.(split.prefix);
+    return split.body;
+  }
+
+  private endBlock(): void {
+    this.prefix = undefined;
+    this.prefixBytes = undefined;
   }
 
   private consumeText(text: string): void {
@@ -309,7 +379,7 @@ export class LineSplitter {
   private emitText(raw: string): void {
     const lineNo = ++this.lineNo;
     if (raw.length > MAX_LINE_LENGTH) this.tooLong(lineNo);
-    this.sink.text(cleanLine(raw), lineNo);
+    this.emitCleaned(raw, lineNo, false);
   }
 
   private binary(bytes: Buffer, nulAt: number): never {

@@ -10,6 +10,7 @@
  * yields ParsedFile { runs: [A, B (B1 + B2), C], lines } or, when the halves do
  * not join as one pass would read them, undefined: the file is parsed again in one piece.
  */
+import { printsBootReport } from './context.ts';
 import type { IostatMetric } from '../metrics.ts';
 import type { IostatRun, IostatSeries, MetricSummary, ParsedFile, Run } from '../model.ts';
 import { nativeInLabel } from '../labels.ts';
@@ -115,10 +116,10 @@ function shiftLines(run: Run, offset: number): Run {
 function mergeRuns(a: IostatRun, b: IostatRun): IostatRun {
   const columns = [...a.columns, ...b.columns.filter((c) => !a.columns.some((x) => x.name === c.name))];
   const series = new Map<string, IostatSeries>();
-  for (const s of a.series) {
-    // With one report, a's summaries are of its since-boot report: the merged run has more, so they go.
-    series.set(s.device, { ...s, summary: a.reports > 1 ? s.summary : {} });
-  }
+  // With one report, a's summaries are of its since-boot report (if it printed one): the merged run has more,
+  // so they go.
+  const keep = a.reports > 1 || !printsBootReport(a.platform, a.meta.command);
+  for (const s of a.series) series.set(s.device, { ...s, summary: keep ? s.summary : {} });
   for (const s of b.series) {
     const before = series.get(s.device);
     series.set(s.device, before === undefined ? s : mergeSeries(before, s));

@@ -50,6 +50,8 @@ export interface LineParser {
    * calls line().
    */
   lineBytes?(buf: Buffer, start: number, end: number, lineNo: number): boolean;
+  /** A warning for the run line `lineNo` belongs to (what the line splitter took off it). */
+  warn?(lineNo: number, message: string): void;
   /** End of input. Flushes the last run; throws ParseError if the input held no run. */
   end(lastLine: number): void;
   /**

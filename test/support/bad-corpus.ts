@@ -27,6 +27,7 @@ import type { Emulators } from '../../harness/emulators.ts';
 import { lambdaContext } from '../../harness/lambda.ts';
 import { solarisDevices, solarisIostatLog } from '../../harness/logs.ts';
 import { getCurrent, getUpload, itemsOfKey, jsonBytes, scanAll, type Item } from '../../harness/table.ts';
+import { FIXTURE_PLATFORMS } from './fixtures.ts';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
 export const BAD = join(FIXTURES, 'bad');
@@ -224,7 +225,7 @@ export interface GoodLog {
 /** Every fixture log with an expected.json beside it, and its run count from there. */
 export function goodLogs(): GoodLog[] {
   const logs: GoodLog[] = [];
-  for (const platform of ['irix', 'solaris', 'linux', 'freebsd']) {
+  for (const platform of FIXTURE_PLATFORMS) {
     for (const name of readdirSync(join(FIXTURES, platform)).sort()) {
       const match = /^(.*)\.expected\.json$/.exec(name);
       if (!match) continue;

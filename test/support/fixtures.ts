@@ -11,7 +11,7 @@ export const FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '../fi
 
 /** The bytes of one fixture, by its path under test/fixtures (e.g. `irix/x.diskperf.txt`). */
 export const fixture = (path: string): Buffer => readFileSync(join(FIXTURES_DIR, path));
-export const FIXTURE_PLATFORMS = ['irix', 'solaris', 'linux', 'freebsd'] as const;
+export const FIXTURE_PLATFORMS = ['irix', 'solaris', 'linux', 'freebsd', 'aix', 'macos', 'netbsd', 'openbsd'] as const;
 
 export interface FixtureLog {
   platform: (typeof FIXTURE_PLATFORMS)[number];

@@ -9,9 +9,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { IostatRun, IostatSample, IostatSeries, Run } from '../../../shared/model.ts';
-import { ParseError, parseFile, parseStream, parseText } from '../../../shared/parsers/index.ts';
+import type { IostatRun, IostatSample, Run } from '../../../shared/model.ts';
+import { parseFile, parseStream, parseText } from '../../../shared/parsers/index.ts';
 import { MAX_SERIES_PER_RUN } from '../../../shared/parsers/iostat-run.ts';
+import { parseFails, seriesOf } from '../../support/parsed.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
 const X4100 = join(FIXTURES, 'solaris/solaris-10-x4100-sas-maxcontig.iostat.txt');
@@ -21,22 +22,6 @@ async function iostatRuns(text: string): Promise<IostatRun[]> {
   expect(parsed.format).toBe('iostat');
   for (const run of parsed.runs) expect(run.format).toBe('iostat');
   return parsed.runs as IostatRun[];
-}
-
-async function parseFails(text: string): Promise<ParseError> {
-  try {
-    await parseText(text, 'test.txt');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ParseError);
-    return error as ParseError;
-  }
-  throw new Error('expected a ParseError');
-}
-
-function series(run: IostatRun, device: string): IostatSeries {
-  const found = run.series.find((s) => s.device === device);
-  expect(found, `series ${device}`).toBeDefined();
-  return found!;
 }
 
 function close(actual: number | undefined, expected: number, what = 'value'): void {
@@ -99,7 +84,7 @@ describe('since-boot report', () => {
 
   it('leaves report 0 out of the summary when the run has more than one report', async () => {
     const [run] = await iostatRuns(xnLog(THREE_REPORTS));
-    const s = series(run!, 'c1t0d0');
+    const s = seriesOf(run!, 'c1t0d0');
     expect(s.sampleCount).toBe(3);
     // read_iops of reports 1 and 2: 156.2 and 162.4; report 0 (0.9) is left out.
     expect(s.summary.read_iops!.count).toBe(2);
@@ -130,7 +115,7 @@ describe('since-boot report', () => {
   it('summarises the since-boot report when it is the only one', async () => {
     const [run] = await iostatRuns(xnLog(THREE_REPORTS.slice(0, 1)));
     expect(run!.reports).toBe(1);
-    const s = series(run!, 'c1t0d0');
+    const s = seriesOf(run!, 'c1t0d0');
     expect(s.samples!.map((x) => x.sinceBoot)).toEqual([true]);
     expect(s.summary.read_iops).toEqual({ count: 1, mean: 0.9, min: 0.9, max: 0.9, stddev: 0 });
     close(s.summary.iops!.mean, 0.9 + 2.7, 'iops');
@@ -138,7 +123,7 @@ describe('since-boot report', () => {
 
   it('with two reports the summary is the second report alone', async () => {
     const [run] = await iostatRuns(xnLog(THREE_REPORTS.slice(0, 2)));
-    const s = series(run!, 'c1t1d0');
+    const s = seriesOf(run!, 'c1t1d0');
     expect(s.summary.write_kBps).toEqual({ count: 1, mean: 96, min: 96, max: 96, stddev: 0 });
   });
 
@@ -146,7 +131,7 @@ describe('since-boot report', () => {
     // -z leaves idle devices out: c1t1d0 appears from report 1 on.
     const reports = THREE_REPORTS.map((r, i) => (i === 0 ? { c1t0d0: r.c1t0d0 } : r));
     const [run] = await iostatRuns(xnLog(reports, 'iostat -xnz 5 3'));
-    const s = series(run!, 'c1t1d0');
+    const s = seriesOf(run!, 'c1t1d0');
     expect(s.samples!.map((x) => [x.report, x.sinceBoot])).toEqual([
       [1, false],
       [2, false],
@@ -234,7 +219,7 @@ describe('streaming', () => {
     expect(runs.every((r) => r.series.every((s) => s.samples === undefined))).toBe(true);
     const last = kept.runs[4]!;
     const streamed = samples.filter((x) => x.run === 4 && x.device === 'c1t0d0').map((x) => x.sample);
-    expect(streamed).toEqual(series(last, 'c1t0d0').samples);
+    expect(streamed).toEqual(seriesOf(last, 'c1t0d0').samples);
     expect(streamed.map((x) => x.raw['r/s'])).toEqual([0.9, 156.2, 162.4]);
   });
 });
@@ -260,9 +245,9 @@ describe('damaged tables', () => {
     expect(run.warnings).toHaveLength(1);
     expect(run.warnings[0]!.line).toBe(5);
     expect(run.warnings[0]!.message).toContain('the terminal wrapped here');
-    expect(series(run, 'c1t0d0').samples!.map((s) => s.line)).toEqual([4, 9]);
-    expect(series(run, 'c1t1d0').samples!.map((s) => s.line)).toEqual([6, 10]);
-    expect(series(run, 'c1t1d0').samples![0]!.raw['r/s']).toBe(0.8);
+    expect(seriesOf(run, 'c1t0d0').samples!.map((s) => s.line)).toEqual([4, 9]);
+    expect(seriesOf(run, 'c1t1d0').samples!.map((s) => s.line)).toEqual([6, 10]);
+    expect(seriesOf(run, 'c1t1d0').samples![0]!.raw['r/s']).toBe(0.8);
     // Prose inside a table is not context.
     expect(run.context).toEqual(['iostat -xn 5 2']);
   });
@@ -287,10 +272,10 @@ describe('damaged tables', () => {
     expect(run!.warnings[0]!.message).toMatch(/ragged row skipped/);
     expect(run!.warnings[0]!.message).toContain('line 7');
     expect(run!.reports).toBe(2);
-    expect(series(run!, 'c1t0d0').sampleCount).toBe(2);
-    expect(series(run!, 'c1t1d0').samples!.map((s) => s.report)).toEqual([0]);
+    expect(seriesOf(run!, 'c1t0d0').sampleCount).toBe(2);
+    expect(seriesOf(run!, 'c1t1d0').samples!.map((s) => s.report)).toEqual([0]);
     // The one good interval sample of c1t1d0 is gone, so its summary falls back to nothing.
-    expect(series(run!, 'c1t1d0').summary.read_iops).toBeUndefined();
+    expect(seriesOf(run!, 'c1t1d0').summary.read_iops).toBeUndefined();
   });
 
   it('a row with one value too many is skipped too', async () => {
@@ -355,7 +340,7 @@ describe('damaged tables', () => {
       '    0.0   88.0    0.0 11264.0  0.0  0.4    0.0    4.5   0  27 c3t1d0', // 5
     ].join('\n');
     const [run] = await iostatRuns(text);
-    const s = series(run!, 'c3t0d0').samples![0]!;
+    const s = seriesOf(run!, 'c3t0d0').samples![0]!;
     expect(s.raw).toEqual({
       'r/s': 96.5,
       'w/s': 964.5,
@@ -373,7 +358,7 @@ describe('damaged tables', () => {
     expect(run!.warnings[0]!.line).toBe(4);
     expect(run!.warnings[0]!.message).toMatch(/ran into each other/);
     expect(run!.warnings[0]!.message).toContain('12345.6 123456.7');
-    expect(series(run!, 'c3t1d0').samples![0]!.raw['kw/s']).toBe(11264);
+    expect(seriesOf(run!, 'c3t1d0').samples![0]!.raw['kw/s']).toBe(11264);
   });
 
   it('values of a two-decimal Linux table that ran into each other are split after two decimals', async () => {
@@ -382,7 +367,7 @@ describe('damaged tables', () => {
       'sda              1.50    3.0012345.67     48.00   0.60',
     ].join('\n');
     const [run] = await iostatRuns(text);
-    expect(series(run!, 'sda').samples![0]!.raw).toEqual({
+    expect(seriesOf(run!, 'sda').samples![0]!.raw).toEqual({
       'r/s': 1.5,
       'w/s': 3,
       'rkB/s': 12345.67,
@@ -432,9 +417,9 @@ describe('values and rows that cannot be measurements', () => {
   ])('a row with a %s value is skipped with a warning on its line; the others count', async (_, line, message) => {
     const [run] = await iostatRuns(withRow(line));
     expect(run!.warnings).toEqual([{ line: 9, message }]);
-    expect(series(run!, 'c1t1d0').sampleCount).toBe(1);
-    expect(series(run!, 'c1t0d0').sampleCount).toBe(2);
-    close(series(run!, 'c1t0d0').summary.read_iops?.mean, 156.2, 'c1t0d0 r/s');
+    expect(seriesOf(run!, 'c1t1d0').sampleCount).toBe(1);
+    expect(seriesOf(run!, 'c1t0d0').sampleCount).toBe(2);
+    close(seriesOf(run!, 'c1t0d0').summary.read_iops?.mean, 156.2, 'c1t0d0 r/s');
   });
 
   it('when every row is skipped, the ParseError is at the first one and says why', async () => {
@@ -461,8 +446,8 @@ describe('values and rows that cannot be measurements', () => {
     const [plain] = await iostatRuns(xnLog(THREE_REPORTS));
     expect(run!.warnings).toEqual([{ line: 4, message: 'the header of line 3 repeated; the repeat is ignored' }]);
     expect(run!.reports).toBe(3);
-    expect(series(run!, 'c1t0d0').summary).toEqual(series(plain!, 'c1t0d0').summary);
-    expect(series(run!, 'c1t0d0').samples!.map((x) => x.sinceBoot)).toEqual([true, false, false]);
+    expect(seriesOf(run!, 'c1t0d0').summary).toEqual(seriesOf(plain!, 'c1t0d0').summary);
+    expect(seriesOf(run!, 'c1t0d0').samples!.map((x) => x.sinceBoot)).toEqual([true, false, false]);
   });
 
   it('a column printed twice in a header keeps its second values apart and counts the first once', async () => {
@@ -478,8 +463,8 @@ describe('values and rows that cannot be measurements', () => {
       },
     ]);
     expect(run!.columns.map((c) => c.name)).toContain('%b (2)');
-    expect(series(run!, 'c1t0d0').summary.util_pct).toMatchObject({ count: 1, mean: 88 });
-    expect(series(run!, 'c1t0d0').samples![1]!.raw).toMatchObject({ '%b': 88, '%b (2)': 88 });
+    expect(seriesOf(run!, 'c1t0d0').summary.util_pct).toMatchObject({ count: 1, mean: 88 });
+    expect(seriesOf(run!, 'c1t0d0').samples![1]!.raw).toMatchObject({ '%b': 88, '%b (2)': 88 });
   });
 
   it('a report time that is no date is a warning; the report stays, without a time', async () => {
@@ -504,7 +489,7 @@ describe('values and rows that cannot be measurements', () => {
       },
     ]);
     expect(run!.reports).toBe(2);
-    expect(series(run!, 'sda').samples!.map((x) => x.time)).toEqual([undefined, '2024-01-15T10:00:11']);
+    expect(seriesOf(run!, 'sda').samples!.map((x) => x.time)).toEqual([undefined, '2024-01-15T10:00:11']);
   });
 
   it(`a session of more than ${MAX_SERIES_PER_RUN} devices is refused at the row of the first device too many`, async () => {
@@ -529,7 +514,7 @@ describe('Linux --pretty', () => {
     expect(run!.reports).toBe(3);
     expect(run!.dialect).toMatch(/pretty/);
     for (const device of ['sda', 'sdb']) {
-      const s = series(run!, device);
+      const s = seriesOf(run!, device);
       expect(s.sampleCount).toBe(3);
       expect(s.samples!.map((x) => x.report)).toEqual([0, 1, 2]);
       for (const sample of s.samples!) {
@@ -539,7 +524,7 @@ describe('Linux --pretty', () => {
       }
     }
     // Report 1 of sdb, from four different tables.
-    const r1 = series(run!, 'sdb').samples![1]!;
+    const r1 = seriesOf(run!, 'sdb').samples![1]!;
     expect([r1.raw['r/s'], r1.raw['w/s'], r1.raw['d/s'], r1.raw['%util']]).toEqual([1875.4, 812.6, 0, 64.2]);
     // Each sample's line is its first row (in the read table).
     expect(r1.line).toBe(pretty.split('\n').findIndex((l) => l.includes('1875.40')) + 1);
@@ -563,11 +548,11 @@ describe('Linux --pretty', () => {
     ].join('\n');
     const [run] = await iostatRuns(text);
     expect(run!.reports).toBe(2);
-    expect(series(run!, 'sda').samples!.map((s) => s.raw)).toEqual([
+    expect(seriesOf(run!, 'sda').samples!.map((s) => s.raw)).toEqual([
       { 'r/s': 1, 'rkB/s': 16, 'w/s': 3, 'wkB/s': 48, '%util': 0.5 },
       { 'r/s': 4, 'rkB/s': 64, 'w/s': 5, 'wkB/s': 80, '%util': 0.7 },
     ]);
-    expect(series(run!, 'sdb').samples!.map((s) => s.raw)).toEqual([
+    expect(seriesOf(run!, 'sdb').samples!.map((s) => s.raw)).toEqual([
       { 'r/s': 2, 'rkB/s': 32 },
       { 'w/s': 6, 'wkB/s': 96, '%util': 0.9 },
     ]);
@@ -606,12 +591,12 @@ describe('several invocations in one file', () => {
     expect(runs[1]!.startLine).toBe(1 + 2 * 7 + 1);
     expect(runs[0]!.endLine).toBeLessThan(runs[1]!.startLine);
     // The second run starts over with its own since-boot report.
-    expect(series(runs[1]!, 'sda').samples!.map((s) => [s.report, s.sinceBoot, s.raw['r/s']])).toEqual([
+    expect(seriesOf(runs[1]!, 'sda').samples!.map((s) => [s.report, s.sinceBoot, s.raw['r/s']])).toEqual([
       [0, true, 8.52],
       [1, false, 9.5],
       [2, false, 10.5],
     ]);
-    expect(series(runs[1]!, 'sda').summary.read_iops!.mean).toBe(10);
+    expect(seriesOf(runs[1]!, 'sda').summary.read_iops!.mean).toBe(10);
     expect(runs[0]!.series.map((s) => s.device)).toEqual(['nvme0n1']);
     // avg-cpu values are never device rows.
     expect(runs.every((r) => r.warnings.length === 0)).toBe(true);
@@ -676,13 +661,13 @@ describe('the x4100 sample (solaris-10-x4100-sas-maxcontig)', () => {
 
   it('c0t0d0 writes 84.9 -> 430.7 -> 838.1 -> 6028.7 per second across the runs', async () => {
     const runs = (await parseFile(X4100)).runs as IostatRun[];
-    expect(runs.map((r) => series(r, 'c0t0d0').samples![0]!.raw['w/s'])).toEqual([84.9, 430.7, 838.1, 6028.7]);
-    expect(runs.map((r) => series(r, 'c0t0d0').summary.write_iops!.mean)).toEqual([84.9, 430.7, 838.1, 6028.7]);
+    expect(runs.map((r) => seriesOf(r, 'c0t0d0').samples![0]!.raw['w/s'])).toEqual([84.9, 430.7, 838.1, 6028.7]);
+    expect(runs.map((r) => seriesOf(r, 'c0t0d0').summary.write_iops!.mean)).toEqual([84.9, 430.7, 838.1, 6028.7]);
   });
 
   it('kw/s peaks in the `tunefs -a 16` run', async () => {
     const runs = (await parseFile(X4100)).runs as IostatRun[];
-    const kw = runs.map((r) => series(r, 'c0t0d0').samples![0]!.values.write_kBps!);
+    const kw = runs.map((r) => seriesOf(r, 'c0t0d0').samples![0]!.values.write_kBps!);
     expect(kw).toEqual([19096.7, 53327.2, 52869.4, 48244.4]);
     const peak = kw.indexOf(Math.max(...kw));
     expect(runs[peak]!.context).toEqual(['tunefs -a 16 /opt']);

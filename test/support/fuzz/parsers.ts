@@ -32,6 +32,7 @@ import type { IostatRun, IostatSample, MetricSummary, ParsedFile, Run } from '..
 import { ParseError, parseStream, parseText, type StreamResult } from '../../../shared/parsers/index.ts';
 import { parseFileInParallel } from '../../../shared/parsers/parallel.ts';
 import { MAX_WARNINGS } from '../../../shared/parsers/types.ts';
+import { printsBootReport } from '../../../shared/parsers/context.ts';
 import { explain, run as runProcess } from '../../../harness/processes.ts';
 import { fixtureLogs } from '../fixtures.ts';
 import { fuzzCases, type FuzzFinding, type FuzzRun, type FuzzTarget } from './cases.ts';
@@ -87,6 +88,9 @@ export function parserTargets(): ParserTarget[] {
     damaged(seedsOf('iostat solaris', fixturesOf('solaris'))),
     damaged(seedsOf('iostat linux', fixturesOf('linux', false))),
     damaged(seedsOf('iostat freebsd', fixturesOf('freebsd'))),
+    damaged(seedsOf('iostat netbsd', fixturesOf('netbsd'))),
+    damaged(seedsOf('iostat openbsd and macos', [...fixturesOf('openbsd'), ...fixturesOf('macos')])),
+    damaged(seedsOf('iostat aix', fixturesOf('aix'))),
     damaged(seedsOf('iostat linux-json', JSON_FIXTURES())),
     {
       name: JSON_STRUCTURE,
@@ -946,14 +950,20 @@ function checkSummary(s: MetricSummary, sampleCount: number, where: string): voi
   must(s.mean >= s.min - slack && s.mean <= s.max + slack, `${where}: mean ${s.mean} outside ${s.min}..${s.max}`);
 }
 
-function checkSample(sample: IostatSample, reports: number, continuation: boolean, where: string): void {
+/** A Linux run whose command said `-y`: its report 0 is an interval, not since boot. */
+function omitsBootReport(run: IostatRun): boolean {
+  return !printsBootReport(run.platform, run.meta.command);
+}
+
+/** `noBootReport`: the run began earlier in the file, or its command said there is no since-boot report. */
+function checkSample(sample: IostatSample, reports: number, noBootReport: boolean, where: string): void {
   must(
     Number.isInteger(sample.report) && sample.report >= 0 && sample.report < reports,
     `${where}: report ${sample.report} of ${reports}`,
   );
   // A continuation part's first run may also be a new session (its own banner or command): since boot, then.
   must(
-    sample.sinceBoot ? sample.report === 0 : sample.report > 0 || continuation,
+    sample.sinceBoot ? sample.report === 0 : sample.report > 0 || noBootReport,
     `${where}: sinceBoot ${sample.sinceBoot} in report ${sample.report}`,
   );
   must(Number.isInteger(sample.line) && sample.line >= 1, `${where}: line ${sample.line}`);
@@ -1052,7 +1062,7 @@ export function checkParse(outcome: ParseOutcome, c: Pick<ParserCase, 'mode'>): 
       );
       let previous = -1;
       for (const sample of samples) {
-        checkSample(sample, run.reports, continuation, at);
+        checkSample(sample, run.reports, continuation || omitsBootReport(run), at);
         must(sample.report > previous, `${at}: report ${sample.report} after ${previous}`);
         previous = sample.report;
       }
