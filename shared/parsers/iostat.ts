@@ -396,6 +396,8 @@ class IostatTextParser implements LineParser {
     }
     // Every value a number, the device name not: exactly one word (two with a mount point).
     if (nonNumericTokens() !== (mount === undefined ? 1 : 2) || !Number.isNaN(numbers[deviceToken])) return false;
+    // A tag glued to the device (`<b>sda`, `c0t21d0</pre>`): the text path takes it off first.
+    if (buf[starts[deviceToken]!] === 0x3c || buf[ends[deviceToken]! - 1] === 0x3e) return false;
     const device = this.devices.name(buf, starts[deviceToken]!, ends[deviceToken]!);
     if (this.held !== undefined) this.resolveHeld(this.run!.inLatestReport(device));
     // Rows go on under the same header: text seen since the last row was prose inside the table.

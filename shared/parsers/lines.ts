@@ -142,8 +142,6 @@ export class LineSplitter {
   /** The prefix the lines of the current block carry, and its bytes when the fast path can strip it. */
   private prefix: BlockPrefix | undefined;
   private prefixBytes: Buffer | undefined;
-  /** The chunk being split holds a `<`: its lines may carry HTML tags. */
-  private chunkHasTag = false;
 
   constructor(
     private readonly source: string,
@@ -182,7 +180,6 @@ export class LineSplitter {
       if (this.textCarry.length > 0) this.emitText(this.textCarry);
       this.textCarry = '';
     } else if (this.carry.length > 0) {
-      this.chunkHasTag = this.carry.indexOf(0x3c) !== -1;
       this.emitBytesSplittingCR(this.carry, 0, this.carry.length);
       this.carry = EMPTY;
     }
@@ -269,7 +266,6 @@ export class LineSplitter {
     let from = 0;
     // Most logs have no lone CR: look for one once per chunk, not once per line.
     const hasCR = data.indexOf(CR) !== -1;
-    this.chunkHasTag = data.indexOf(0x3c) !== -1;
     while (from < n) {
       const lf = data.indexOf(LF, from);
       if (lf === -1) break;
@@ -308,13 +304,21 @@ export class LineSplitter {
   private emitBytes(data: Buffer, start: number, end: number): void {
     const lineNo = ++this.lineNo;
     if (end - start > MAX_LINE_LENGTH) this.tooLong(lineNo);
+    // The hot path stays small: lines of a prefixed block, or with a tag at an end, take their own.
+    if (this.prefix !== undefined || bytesMayHaveEdgeTag(data, start, end)) this.emitWrapped(data, start, end, lineNo);
+    else if (!this.sink.bytes?.(data, start, end, lineNo))
+      this.emitCleaned(decodeLine(data, start, end), lineNo, false);
+  }
+
+  /** A line that may carry the block's prefix or an HTML tag: only a bare line may take the sink's fast path. */
+  private emitWrapped(data: Buffer, start: number, end: number, lineNo: number): void {
     let unprefixed = false;
     if (this.prefixBytes !== undefined) {
       const at = bytesAfterPrefix(data, start, end, this.prefixBytes);
       if (at < 0) this.endBlock();
       else [start, unprefixed] = [at, true];
     }
-    const plain = !(this.chunkHasTag && bytesMayHaveEdgeTag(data, start, end)) && this.prefix?.quoted !== true;
+    const plain = !bytesMayHaveEdgeTag(data, start, end) && this.prefix?.quoted !== true;
     if (plain && this.sink.bytes?.(data, start, end, lineNo)) return;
     this.emitCleaned(decodeLine(data, start, end), lineNo, unprefixed);
   }
@@ -333,7 +337,8 @@ export class LineSplitter {
         // Told for rows only (three numbers or more): a page's prose and markup shed their tags silently.
         if ((stripped.text.match(/(?:^|\s)[-+]?\d[\d.,]*(?=\s|$)/g)?.length ?? 0) >= 3)
           this.sink.warn?.(lineNo, `HTML tags taken off the line: ${stripped.tags.slice(0, 60)}`);
-        line = stripped.text;
+        // What the tag hid may be quoted (`<span>> iostat -x`): quoting comes off after it.
+        line = cleanLine(stripped.text);
       }
     }
     if (this.prefix === undefined) line = this.startBlockAt(line);

@@ -88,13 +88,15 @@ export function stripEdgeTags(line: string): { text: string; tags: string } | un
   return { text: decodeEntities(text), tags };
 }
 
-/** Whether bytes [start, end) begin or end (blanks aside) with an HTML tag's bracket. */
+/**
+ * Whether bytes [start, end) may carry an HTML tag at an end: a `<` first, or a `>` last (trailing blanks
+ * aside). The row's first byte only, not after its indentation: the fast path's test runs on every row.
+ */
 export function bytesMayHaveEdgeTag(buf: Buffer, start: number, end: number): boolean {
-  let i = start;
-  while (i < end && (buf[i] === 32 || buf[i] === 9)) i++;
+  if (buf[start] === 0x3c) return true;
   let j = end - 1;
-  while (j >= i && (buf[j] === 32 || buf[j] === 9)) j--;
-  return j >= i && (buf[i] === 0x3c || buf[j] === 0x3e);
+  while (j > start && (buf[j] === 32 || buf[j] === 9)) j--;
+  return buf[j] === 0x3e;
 }
 
 const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };

@@ -112,6 +112,7 @@ const WRAPS: Record<string, Wrap> = {
   indentation: (lines) => lines.map((l) => `    ${l}`),
   'HTML pre': (lines) => [`<pre class="code">${lines[0] ?? ''}`, ...lines.slice(1, -1), `${lines.at(-1) ?? ''}</pre>`],
   'a tag after every row': (lines) => lines.map((l) => (l.trim().length > 0 ? `${l}<br/>` : l)),
+  'an indented tag before every line': (lines) => lines.map((l) => `  <span class="log">${l.trimStart()}`),
   'a header token split': splitHeaderTokens,
 };
 
