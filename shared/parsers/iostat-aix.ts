@@ -38,7 +38,7 @@ import { printable } from '../printable.ts';
 import { commandFromLine, MAX_CONTEXT_LINES } from './context.ts';
 import { ParseError } from './errors.ts';
 import { IostatRunBuilder, RunSequence } from './iostat-run.ts';
-import { MAX_VALUE } from './numbers.ts';
+import { MAX_VALUE, wholeNumber } from './numbers.ts';
 import { readTimestamp } from './timestamps.ts';
 import type { LineParser, ParserOptions } from './types.ts';
 
@@ -355,7 +355,8 @@ class AixParser implements LineParser {
     this.closeBlock();
     if (this.run?.hasRows) this.finishRun(lineNo - 1);
     const lcpu = /\blcpu=(\d+)/.exec(t);
-    if (lcpu) this.meta.cpus = Number(lcpu[1]);
+    const cpus = lcpu === null ? undefined : wholeNumber(lcpu[1]!);
+    if (cpus !== undefined) this.meta.cpus = cpus;
     this.runStart ||= lineNo;
   }
 

@@ -363,11 +363,9 @@ class IostatTextParser implements LineParser {
     this.onHeader(a.layout, held.headerLine, a.text);
   }
 
-  /** A line that ends a held header's wait for its first row: anything but blanks, titles, times and cpu blocks. */
+  /** A line that ends a held header's wait for its first row: anything but a blank line (rows follow headers). */
   private endsHold(trimmed: string): boolean {
-    if (trimmed.length === 0 || this.skipBlock) return false;
-    const kind = sessionLine(trimmed, trimmed.split(/\s+/)).kind;
-    return kind !== 'title' && kind !== 'time' && kind !== 'cpu-block' && kind !== 'blank';
+    return trimmed.length > 0;
   }
 
   /** The row in buf, if it is one for the active layout (tokens already split). */

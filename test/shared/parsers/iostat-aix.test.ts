@@ -111,6 +111,12 @@ describe('AIX iostat -D', () => {
     expect(seriesOf(run!, 'hdisk0').samples![0]!.values.active_queue).toBe(0);
   });
 
+  it('keeps no CPU count too large to hold exactly (found by the fuzzer: lcpu=1e400 gave Infinity)', async () => {
+    const banner = `System configuration: lcpu=${'9'.repeat(400)} drives=1 paths=1 vdisks=0`;
+    const [run] = await detectedRuns([banner, ...IDLE].join('\n'), 'iostat-aix');
+    expect(run!.meta.cpus).toBeUndefined();
+  });
+
   it('opens a run per System configuration banner after rows', async () => {
     const banner = 'System configuration: lcpu=4 drives=1 paths=1 vdisks=0';
     const runs = await detectedRuns([banner, ...IDLE, ...BUSY('120.0'), banner, ...IDLE].join('\n'), 'iostat-aix');

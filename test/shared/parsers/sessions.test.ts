@@ -120,6 +120,21 @@ describe('a session pasted in pieces', () => {
     expect(result).toHaveLength(2);
   });
 
+  it('a held header followed by text, not rows, leaves runs whose lines are in order', async () => {
+    // Found by the fuzzer: a cpu block and a damaged header after the held one made a run end before it began.
+    const result = await runs([
+      ...report(['c0t0d0'], 1),
+      'exte device statistics',
+      HEADER,
+      '      cpu',
+      `      cpu\u0080${HEADER.trim()}`,
+      row('c0t0d0', 2),
+      ...report(['c0t0d0'], 3),
+    ]);
+    for (const run of result) expect(run.startLine, `run ${run.index}`).toBeLessThanOrEqual(run.endLine);
+    expect(result.map((r) => r.series.map((s) => s.sampleCount))).toEqual([[1], [1]]);
+  });
+
   it('a held header with no rows after it at the end of the input is no run', async () => {
     const result = await runs([...report(['c0t0d0'], 1), 'nothing more came:', 'extended device statistics', HEADER]);
     expect(result).toHaveLength(1);
