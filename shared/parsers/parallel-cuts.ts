@@ -124,12 +124,18 @@ function rowFollows(view: Buffer, lineStart: number, anchorLength: number, layou
 
 /**
  * The line [start, lf) as the line splitter hands it on (decoded, quoting
- * removed), trimmed; undefined if a lone CR makes it two lines there.
+ * removed), trimmed; undefined if a lone CR makes it two lines there, or it holds a control byte.
  */
 function lineText(view: Buffer, start: number, lf: number): string | undefined {
   const end = view[lf - 1] === 13 ? lf - 1 : lf;
   if (view.subarray(start, end).includes(13)) return undefined;
-  return cleanLine(decodeLine(view, start, end)).trim();
+  const text = cleanLine(decodeLine(view, start, end));
+  // A form feed or other control byte: trim() and the parser's tokenizer differ on it, so no cut there.
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 && c !== 9) return undefined;
+  }
+  return text.trim();
 }
 
 /**
