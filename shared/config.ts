@@ -13,6 +13,11 @@ export const LAB_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER
 export const ENV = {
   tableName: 'BENCHDROP_TABLE',
   bucketName: 'BENCHDROP_BUCKET',
+  /**
+   * The bucket the pipeline owns (no events, never the drop bucket): each iostat run's samples
+   * (shared/store/samples-schema.ts) and the frozen reports of POST /reports.
+   */
+  resultsBucket: 'BENCHDROP_RESULTS_BUCKET',
   maxUploadBytes: 'BENCHDROP_MAX_UPLOAD_BYTES',
   maxSeriesPerFile: 'BENCHDROP_MAX_SERIES_PER_FILE',
   /** The ingest queue: where a step that could not finish in time sends its continuation. */
