@@ -36,7 +36,7 @@ import type { DiskperfRun, IostatRun } from '../shared/model.ts';
 import { parseStream, parseText } from '../shared/parsers/index.ts';
 import { parseSelector } from '../shared/selectors.ts';
 import { BatchWriter } from '../shared/store/batch.ts';
-import { CHUNK_SAMPLES, runId } from '../shared/store/keys.ts';
+import { runId } from '../shared/store/keys.ts';
 import { ReadSession } from '../shared/store/session.ts';
 import { resolveSelector } from '../shared/compare/selection.ts';
 import { deviceItem } from '../shared/store/items.ts';
@@ -116,17 +116,13 @@ try {
     const key = `phases/${label}/${n}.iostat.txt`;
     const run = await iostatRun(key, k, random);
     const ingestedAt = new Date(Date.UTC(2024, 0, 1) + n * 60_000).toISOString();
-    const items = iostatRunItem(
-      run,
-      {
-        runId: runId('phases', key, 'v1', run.index),
-        label,
-        tags: {},
-        source: { bucket: 'phases', key, version: 'v1' },
-        ingestedAt,
-      },
-      (native) => Math.ceil((run.series.find((s) => s.device === native)?.sampleCount ?? 0) / CHUNK_SAMPLES),
-    );
+    const items = iostatRunItem(run, {
+      runId: runId('phases', key, 'v1', run.index),
+      label,
+      tags: {},
+      source: { bucket: 'phases', key, version: 'v1' },
+      ingestedAt,
+    });
     for (const series of items.series) writer.put(series);
     writer.put(items.run);
     n++;

@@ -28,10 +28,15 @@
  *      plain `node` process, invokes functions/ingest/handler.ts once, as Lambda
  *      would, with a real-shaped SQS-wrapped S3 event for the same object; it
  *      reads from the lab's S3 and writes to a table of its own in the lab's
- *      DynamoDB (so the lab's copy is not replaced), and reports its VmHWM.
+ *      DynamoDB (so the lab's copy is not replaced), and reports its VmHWM;
+ *   6. once the lab is stopped, the time to `ready` of the same 200 MB log with
+ *      the samples written as Parquet objects (the shipped ingest) and as the
+ *      CHUNK items ingest used to write (the baseline, bench/baseline-chunks.ts),
+ *      one after the other on the same emulators (bench/ingest-paths.ts).
  *
- * Target: the ingest path's peak RSS for the 200 MB log at most 256 MB (it
- * streams). Exit 1 when a check fails: an upload that does not end `ready`, or
+ * Targets: the ingest path's peak RSS for the 200 MB log at most 256 MB (it
+ * streams); the new path at least TARGET_SPEEDUP (2) times as fast to `ready`
+ * as the baseline. Exit 1 when a check fails: an upload that does not end `ready`, or
  * runs or samples that differ from what was uploaded; a missed target is only
  * reported. 1 MB = 10^6 bytes.
  *
@@ -56,6 +61,7 @@ import { mapLimit, type ReadStore } from '../shared/store/store.ts';
 import { clientEnv, LabProcess } from '../harness/processes.ts';
 import { ensureLog, MB, type GeneratedLog } from './generate.ts';
 import { ensureMix, MAX_BYTES, MIN_BYTES, type MixFile } from './ingest-mix.ts';
+import { compareIngestPaths, printPathTimes } from './ingest-paths.ts';
 import { bundleIngestRunner, createRunnerTable, runIngestRunner, type RunnerRun } from './runner-process.ts';
 import { numberArg } from './args.ts';
 import { loadAverage, median, percentile, table } from './stats.ts';
@@ -592,6 +598,15 @@ async function main(): Promise<number> {
       if (stopped.killed) console.log('note: the lab did not stop on SIGTERM and was killed');
     }
     await rm(scratch, { recursive: true, force: true });
+  }
+  if (!failed) {
+    // After the lab: nothing else of this bench runs beside the two paths.
+    try {
+      printPathTimes(await compareIngestPaths(inputs.big));
+    } catch (error) {
+      failed = true;
+      console.log(`\nFAILED (time to ready, new and old path): ${(error as Error).stack ?? String(error)}`);
+    }
   }
   console.log(`load average at end: ${loadAverage()}; bench:ingest took ${seconds(performance.now() - benchStarted)}`);
   if (failed) console.log('\nbench FAILED: see above');

@@ -43,6 +43,8 @@ export interface Emulators {
   db: DynamoDBDocumentClient;
   tableName: string;
   bucket: string;
+  /** The results bucket: ingest writes runs' samples objects there. */
+  resultsBucket: string;
   s3Endpoint: string;
   dynamodbEndpoint: string;
   /** The dynalite child's process id, when it runs in one (to read its CPU time). */
@@ -159,7 +161,15 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     const createTable = (name: string) => createTableAt(dynamodbEndpoint, name);
     await createTable(tableName);
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    const deps: IngestDeps = { s3, db, tableName, maxUploadBytes: options.maxUploadBytes ?? 10_000_000 };
+    const resultsBucket = `${bucket}-results`;
+    await s3.send(new CreateBucketCommand({ Bucket: resultsBucket }));
+    const deps: IngestDeps = {
+      s3,
+      db,
+      tableName,
+      resultsBucket,
+      maxUploadBytes: options.maxUploadBytes ?? 10_000_000,
+    };
     const put = (key: string, body: string | Uint8Array, putOptions?: PutOptions) =>
       putObject(s3, bucket, key, body, putOptions);
     return {
@@ -167,6 +177,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       db,
       tableName,
       bucket,
+      resultsBucket,
       s3Endpoint,
       dynamodbEndpoint,
       ...(dynamo.pid !== undefined ? { dynalitePid: dynamo.pid } : {}),

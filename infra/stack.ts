@@ -1,6 +1,7 @@
 /**
  * One benchdrop lab: drop bucket -> S3 events -> SQS (+ DLQ) -> ingest Lambda ->
- * DynamoDB table <- API Lambda <- HTTP API (IAM-authorised), with alarms; a
+ * DynamoDB table and results bucket (runs' samples objects) <- API Lambda <-
+ * HTTP API (IAM-authorised), with alarms; a
  * dead-letter Lambda and a scheduled sweeper end the uploads ingest gave up on or
  * lost, so that no upload stays `processing`. Nothing here has a fixed physical
  * name and every resource carries the tag `benchdrop:lab=NAME`, so any number of
@@ -28,6 +29,7 @@ import { dropBucket } from './constructs/drop-bucket.ts';
 import { ingestFunction, ingestQueues } from './constructs/ingest-pipeline.ts';
 import type { PartProps } from './constructs/lab-function.ts';
 import { sweeper } from './constructs/sweeper.ts';
+import { resultsBucket } from './constructs/results-bucket.ts';
 import { resultsTable } from './constructs/table.ts';
 import type { StackSettings } from './settings.ts';
 
@@ -44,6 +46,7 @@ export class BenchdropStack extends Stack {
   readonly settings: StackSettings;
   readonly bucket: s3.Bucket;
   readonly logsBucket: s3.Bucket;
+  readonly resultsBucket: s3.Bucket;
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
   readonly table: dynamodb.Table;
@@ -85,7 +88,8 @@ export class BenchdropStack extends Stack {
     ({ bucket: this.bucket, logsBucket: this.logsBucket } = dropBucket(this, part));
     ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = ingestQueues(this, this.bucket));
     this.table = resultsTable(this, part);
-    const withTable = { ...part, table: this.table };
+    this.resultsBucket = resultsBucket(this, part, this.logsBucket);
+    const withTable = { ...part, table: this.table, resultsBucket: this.resultsBucket };
     ({
       fn: this.ingest,
       role: this.ingestRole,
@@ -102,6 +106,7 @@ export class BenchdropStack extends Stack {
     const api = httpApi(this, {
       ...withTable,
       bucket: this.bucket,
+      resultsBucket: this.resultsBucket,
       ...(props.apiEntry ? { entry: props.apiEntry } : {}),
     });
     ({ fn: this.apiFunction, role: this.apiRole, logs: this.apiLogs } = api.function);
@@ -128,6 +133,7 @@ export class BenchdropStack extends Stack {
     const outputs: [string, string, string][] = [
       ['BucketName', this.bucket.bucketName, 'Drop bucket: upload benchmark logs here'],
       ['TableName', this.table.tableName, 'DynamoDB table with uploads, runs and series'],
+      ['ResultsBucketName', this.resultsBucket.bucketName, "Results bucket: runs' samples objects (written by ingest)"],
       ['QueueUrl', this.queue.queueUrl, 'Ingest queue (S3 events)'],
       ['ApiUrl', this.apiStage.url, 'HTTP API base URL (requests must be SigV4-signed: IAM authorisation)'],
       [

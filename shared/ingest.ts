@@ -17,7 +17,9 @@
  *   throws, and the queue retries the record.
  * - A removed object (or a delete marker) makes the key's current state
  *   `deleted`, removes its runs and marks every version of it `deleted`.
- *   Objects are never written or deleted here.
+ *   Objects of the drop bucket are never written or deleted here; a run's
+ *   samples object in the results bucket is written before its META and
+ *   deleted with its items.
  * - Removal is done in steps that stop at the deadline and go on in a
  *   continuation message (shared/ingest/continuation.ts), never redone.
  * - Replays converge: run ids come from bucket, key, version and position.
@@ -47,6 +49,7 @@ import { decodeKey, type S3ObjectEvent } from './ingest/s3-event.ts';
 import { streamRuns } from './ingest/stream-runs.ts';
 
 export type { IngestDeps, SettleDeps } from './ingest/deps.ts';
+export { resultsBucketFromEnv } from './ingest/deps.ts';
 export { parseContinuation, type Continuation } from './ingest/continuation.ts';
 export { MAX_BUFFERED_SAMPLES } from './ingest/stream-runs.ts';
 

@@ -15,6 +15,7 @@ import { storeFromEnv } from '../../shared/aws.ts';
 import { INGEST_LIMITS, METRICS_NAMESPACE, SERVICES } from '../../shared/config.ts';
 import { failDeadLetter, type DeadLetterOutcome } from '../../shared/dead-letters.ts';
 import type { SettleDeps } from '../../shared/ingest.ts';
+import { resultsBucketFromEnv } from '../../shared/ingest/deps.ts';
 import { labTelemetry } from '../telemetry.ts';
 
 /**
@@ -51,8 +52,9 @@ const loggedBody = (message: SQSRecord) =>
   message.body.length <= LOGGED_BODY_CHARS ? { body: message.body } : { bodyChars: message.body.length };
 
 async function settle(message: SQSRecord): Promise<void> {
-  // The table and its client, created once per container (or injected by tests).
-  deps ??= storeFromEnv();
+  // The table, the results bucket (removed runs' samples objects) and their clients, created once
+  // per container (or injected by tests).
+  deps ??= { ...storeFromEnv(), ...resultsBucketFromEnv() };
   let outcomes: DeadLetterOutcome[];
   try {
     // The redrive policy moves a message after exactly this many receives of the ingest queue.

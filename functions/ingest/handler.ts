@@ -15,7 +15,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createS3Client, INGEST_DYNAMODB_ATTEMPTS, optionsFromEnv, storeFromEnv } from '../../shared/aws.ts';
-import { ENV, METRICS_NAMESPACE, SERVICES, uploadLimitsFromEnv } from '../../shared/config.ts';
+import { ENV, envString, METRICS_NAMESPACE, SERVICES, uploadLimitsFromEnv } from '../../shared/config.ts';
 import {
   continueIngest,
   ingestRecord,
@@ -38,7 +38,9 @@ export function ingestDeps(env: NodeJS.ProcessEnv = process.env): IngestDeps {
   return {
     // A failed call costs the whole file again: ride out throttling (see INGEST_DYNAMODB_ATTEMPTS).
     ...storeFromEnv(env, INGEST_DYNAMODB_ATTEMPTS),
+    // One client for both buckets: it reads the drop bucket and writes the results bucket.
     s3: createS3Client(clients),
+    resultsBucket: envString(env, ENV.resultsBucket),
     ...uploadLimitsFromEnv(env),
     ...(sqs && queueUrl
       ? {

@@ -11,6 +11,7 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import { storeFromEnv } from '../../shared/aws.ts';
 import { METRICS_NAMESPACE, SERVICES } from '../../shared/config.ts';
 import type { SettleDeps } from '../../shared/ingest.ts';
+import { resultsBucketFromEnv } from '../../shared/ingest/deps.ts';
 import { labTelemetry } from '../telemetry.ts';
 import { sweepStuckUploads, type Sweep } from '../../shared/sweep.ts';
 
@@ -36,8 +37,9 @@ export function setSweeperDeps(value: SettleDeps | undefined): void {
 }
 
 export const handler = middy(async (event: ScheduledEvent, context: Context): Promise<Sweep> => {
-  // The table and its client, created once per container (or injected by tests).
-  deps ??= storeFromEnv();
+  // The table, the results bucket (removed runs' samples objects) and their clients, created once
+  // per container (or injected by tests).
+  deps ??= { ...storeFromEnv(), ...resultsBucketFromEnv() };
   const sweep = await sweepStuckUploads({ ...deps, remainingMs: () => context.getRemainingTimeInMillis() });
   metrics.addMetric(SWEEPER_METRICS.overdue, MetricUnit.Count, sweep.overdue);
   metrics.addMetric(SWEEPER_METRICS.swept, MetricUnit.Count, sweep.ended);

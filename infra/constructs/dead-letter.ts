@@ -13,7 +13,9 @@
 import type { Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { ENV } from '../../shared/config.ts';
 import { DEAD_LETTER_METRICS } from '../../functions/dead-letter/handler.ts';
 import { DEAD_LETTER } from '../limits.ts';
 import {
@@ -24,10 +26,13 @@ import {
   type LabFunction,
   type PartProps,
 } from './lab-function.ts';
+import { grantSamples, SAMPLES_ACCESS } from './results-bucket.ts';
 
 export interface DeadLetterProps extends PartProps {
   deadLetterQueue: sqs.Queue;
   table: dynamodb.Table;
+  /** Where the samples objects of the runs it removes are deleted. */
+  resultsBucket: s3.Bucket;
 }
 
 export function deadLetterFunction(stack: Stack, props: DeadLetterProps): LabFunction {
@@ -39,11 +44,19 @@ export function deadLetterFunction(stack: Stack, props: DeadLetterProps): LabFun
     service: DEAD_LETTER_METRICS.service,
     memoryMB: DEAD_LETTER.memoryMB,
     timeout: DEAD_LETTER.timeout,
-    environment: {},
+    environment: { [ENV.resultsBucket]: props.resultsBucket.bucketName },
   });
-  // Least privilege: the table as ending an upload needs it, and (from the event
-  // source) consuming the dead-letter queue; no bucket, no sending.
+  // Least privilege: the table as ending an upload needs it, deleting the removed
+  // runs' samples objects, and (from the event source) consuming the dead-letter
+  // queue; no upload, no sending.
   grantTable(deadLetter.role, props.table, TABLE_ACCESS.deadLetter);
+  grantSamples(
+    deadLetter.role,
+    props.resultsBucket,
+    SAMPLES_ACCESS.remove,
+    `ending a failed upload removes its runs, each with its samples object under samples/ ` +
+      '(the run id names it): delete only.',
+  );
   deadLetter.fn.addEventSource(
     new SqsEventSource(props.deadLetterQueue, {
       batchSize: DEAD_LETTER.batchSize,

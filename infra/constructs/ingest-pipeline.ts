@@ -21,6 +21,7 @@ import {
   type LabFunction,
   type PartProps,
 } from './lab-function.ts';
+import { grantSamples, SAMPLES_ACCESS } from './results-bucket.ts';
 
 /** How long either queue keeps a message: SQS's longest. */
 const QUEUE_RETENTION = Duration.days(14);
@@ -78,6 +79,8 @@ export function ingestQueues(stack: Stack, bucket: s3.Bucket): IngestQueues {
 
 export interface IngestFunctionProps extends PartProps {
   bucket: s3.Bucket;
+  /** Where it writes runs' samples objects, and deletes those of removed runs. */
+  resultsBucket: s3.Bucket;
   queue: sqs.Queue;
   table: dynamodb.Table;
 }
@@ -98,6 +101,7 @@ export function ingestFunction(stack: Stack, props: IngestFunctionProps): LabFun
     timeout: INGEST.timeout,
     environment: {
       [ENV.bucketName]: bucket.bucketName,
+      [ENV.resultsBucket]: props.resultsBucket.bucketName,
       [ENV.maxUploadBytes]: String(settings.maxUploadMB * MB),
       [ENV.maxSeriesPerFile]: String(settings.maxSeriesPerFile),
       [ENV.queueUrl]: queue.queueUrl,
@@ -140,6 +144,14 @@ function grantIngest(role: iam.Role, props: IngestFunctionProps): void {
   );
   // ... read/write the table and query the indexes it uses, each named: no wildcard ...
   grantTable(role, props.table, TABLE_ACCESS.ingest);
+  // ... write runs' samples objects and delete those of the runs it removes (never reads them) ...
+  grantSamples(
+    role,
+    props.resultsBucket,
+    [...SAMPLES_ACCESS.write, ...SAMPLES_ACCESS.remove],
+    "each run's samples object is its own key under samples/ (the run id names it): ingest writes them " +
+      'and deletes those of the runs it removes, nothing else of the bucket.',
+  );
   // ... and send to its own queue only: a step that cannot finish before the
   // timeout (a long removal) sends itself the rest as a continuation message.
   role.addToPrincipalPolicy(

@@ -6,6 +6,8 @@
 import type { Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { ENV } from '../../shared/config.ts';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SWEEPER_METRICS } from '../../functions/sweeper/handler.ts';
 import { SWEEPER } from '../limits.ts';
@@ -17,12 +19,19 @@ import {
   type LabFunction,
   type PartProps,
 } from './lab-function.ts';
+import { grantSamples, SAMPLES_ACCESS } from './results-bucket.ts';
 
 export interface Sweeper extends LabFunction {
   schedule: events.Rule;
 }
 
-export function sweeper(stack: Stack, props: PartProps & { table: dynamodb.Table }): Sweeper {
+export interface SweeperProps extends PartProps {
+  table: dynamodb.Table;
+  /** Where the samples objects of the runs it removes are deleted. */
+  resultsBucket: s3.Bucket;
+}
+
+export function sweeper(stack: Stack, props: SweeperProps): Sweeper {
   const { lab } = props.settings;
   const sweeperFunction = labFunction(stack, 'Sweeper', props.table, props, {
     entry: functionEntry('sweeper'),
@@ -31,10 +40,18 @@ export function sweeper(stack: Stack, props: PartProps & { table: dynamodb.Table
     service: SWEEPER_METRICS.service,
     memoryMB: SWEEPER.memoryMB,
     timeout: SWEEPER.timeout,
-    environment: {},
+    environment: { [ENV.resultsBucket]: props.resultsBucket.bucketName },
   });
-  // Least privilege: processing records by status, and the table as ending an upload needs it.
+  // Least privilege: processing records by status, the table as ending an upload needs it,
+  // and deleting the removed runs' samples objects.
   grantTable(sweeperFunction.role, props.table, TABLE_ACCESS.sweeper);
+  grantSamples(
+    sweeperFunction.role,
+    props.resultsBucket,
+    SAMPLES_ACCESS.remove,
+    `ending a stuck upload removes its runs, each with its samples object under samples/ ` +
+      '(the run id names it): delete only.',
+  );
   // No retries: the next run is the retry, and a late one could overlap it (see SWEEPER_LIMITS).
   sweeperFunction.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: SWEEPER.maxEventAge });
   const schedule = new events.Rule(stack, 'SweepSchedule', {

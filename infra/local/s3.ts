@@ -1,7 +1,9 @@
 /**
  * The lab's S3 endpoint: s3rver on disk, path-style only, confined to its folder
- * (key-guard.ts), and its object events turned into the S3 notifications S3
- * would send to the queue.
+ * (key-guard.ts), with the drop bucket and the results bucket, and the drop
+ * bucket's object events turned into the S3 notifications S3 would send to the
+ * queue. s3rver emits events for every bucket; the results bucket has no
+ * notifications in the stack, so its events are dropped here.
  *
  * s3rver emits an object's event synchronously inside the request, after its
  * store call returned and before the response is written (lib/controllers/object.js:
@@ -38,6 +40,8 @@ export interface LabS3Options {
   port: number;
   directory: string;
   bucket: string;
+  /** The bucket the pipeline writes samples objects to: created, its events never delivered. */
+  resultsBucket: string;
   /** Called inside the request, before it is answered, with each event as S3 would send it. */
   onEvent: (record: S3NotificationRecord) => void;
 }
@@ -61,12 +65,16 @@ export async function startLabS3(options: LabS3Options): Promise<LabS3> {
     directory: options.directory,
     silent: true,
     vhostBuckets: false,
-    configureBuckets: [{ name: options.bucket, configs: [] }],
+    configureBuckets: [
+      { name: options.bucket, configs: [] },
+      { name: options.resultsBucket, configs: [] },
+    ],
   });
   installKeyGuard(s3rver);
   const nextSequencer = sequencerGenerator();
   s3rver.on('event', (event: { Records: S3rverRecord[] }) => {
-    for (const record of event.Records) options.onEvent(notificationRecord(record, nextSequencer()));
+    for (const record of event.Records)
+      if (record.s3.bucket.name === options.bucket) options.onEvent(notificationRecord(record, nextSequencer()));
   });
   const address = (await s3rver.run()) as AddressInfo;
   return { s3rver, address };

@@ -5,7 +5,9 @@
  * lab is idle after its start and then every minute. Neither ever throws into the
  * queue or the lab: outcomes and errors are logged.
  */
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SettleDeps } from '../../shared/ingest.ts';
 import { failDeadLetter } from '../../shared/dead-letters.ts';
 import { sweepStuckUploads } from '../../shared/sweep.ts';
 import type { DeadLetter } from './journal.ts';
@@ -13,8 +15,19 @@ import type { DeadLetter } from './journal.ts';
 export interface SettleWiring {
   db: DynamoDBDocumentClient;
   tableName: string;
+  /** Where removed runs' samples objects are deleted. */
+  s3: S3Client;
+  resultsBucket: string;
   log: (line: string) => void;
 }
+
+/** The settle use cases' deps: the table and the results bucket. */
+const settleDeps = ({ db, tableName, s3, resultsBucket }: SettleWiring): SettleDeps => ({
+  db,
+  tableName,
+  s3,
+  resultsBucket,
+});
 
 export const SWEEP_EVERY_MS = 60_000;
 
@@ -22,11 +35,7 @@ export const SWEEP_EVERY_MS = 60_000;
 export function settleDeadLetter(wiring: SettleWiring): (letter: DeadLetter) => Promise<void> {
   return async (letter) => {
     try {
-      const outcome = await failDeadLetter(
-        letter.body,
-        { db: wiring.db, tableName: wiring.tableName },
-        letter.receives,
-      );
+      const outcome = await failDeadLetter(letter.body, settleDeps(wiring), letter.receives);
       wiring.log(`dead letter ${letter.messageId} (${letter.receives} receives): ${JSON.stringify(outcome)}`);
     } catch (error) {
       wiring.log(
@@ -65,7 +74,7 @@ export function startSweeper(wiring: SettleWiring, firstAfter: Promise<void>, ev
 
 async function sweepOnce(wiring: SettleWiring): Promise<void> {
   try {
-    const { ended, overdue, continued } = await sweepStuckUploads({ db: wiring.db, tableName: wiring.tableName });
+    const { ended, overdue, continued } = await sweepStuckUploads(settleDeps(wiring));
     if (overdue > 0)
       wiring.log(
         `sweep: ${ended} stuck upload(s) ended failed, ${overdue} overdue` +

@@ -4,11 +4,13 @@
  * continuation message.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
+import { createS3Client, optionsFromEnv } from '../aws.ts';
+import { ENV, envString } from '../config.ts';
 import { printable } from '../printable.ts';
-import { NO_DEADLINE, type Deadline } from '../store/removal.ts';
-import type { Store } from '../store/store.ts';
+import { NO_DEADLINE, type Deadline, type RunStore } from '../store/removal.ts';
 
-export interface SettleDeps extends Store {
+/** Removing a version's runs deletes their samples objects too: every step that settles has the results bucket. */
+export interface SettleDeps extends RunStore {
   now?: () => string;
   /** Time left to this invocation (Lambda's getRemainingTimeInMillis); unbounded when absent. */
   remainingMs?: () => number;
@@ -20,10 +22,16 @@ export interface SettleDeps extends Store {
 }
 
 export interface IngestDeps extends SettleDeps {
+  /** Reads the drop bucket and writes the results bucket. */
   s3: S3Client;
   maxUploadBytes: number;
   /** Most series (devices x runs) one file may hold (default LAB_DEFAULTS.maxSeriesPerFile). */
   maxSeriesPerFile?: number;
+}
+
+/** The results bucket the stack names in the environment (ENV.resultsBucket), and a client for it. */
+export function resultsBucketFromEnv(env: NodeJS.ProcessEnv = process.env): { s3: S3Client; resultsBucket: string } {
+  return { s3: createS3Client(optionsFromEnv(env)), resultsBucket: envString(env, ENV.resultsBucket) };
 }
 
 export const nowOf = (deps: SettleDeps): string => (deps.now ?? (() => new Date().toISOString()))();

@@ -1,10 +1,12 @@
 /**
- * One object version from S3 into the store while it is read: samples become
- * chunk items as they come, a finished run's index entries (series, tags) go
- * out at once, and its META item (the mark of a complete run) as soon as every
- * item before it is written; the device labels come last. Memory stays bounded:
- * partial chunks are capped (MAX_BUFFERED_SAMPLES), a file may hold at most
- * maxSeriesPerFile series, and nothing of a finished run is kept but its labels.
+ * One object version from S3 into the store while it is read: an iostat run's
+ * samples stream into its samples object in the results bucket as they come
+ * (store/samples.ts), a finished run's index entries (series, tags) go out at
+ * once, and its META item (the mark of a complete run, naming the samples
+ * object) as soon as the object is stored and every item before it is written;
+ * the device labels come last. Memory stays bounded: buffered samples are
+ * capped (MAX_BUFFERED_SAMPLES), a file may hold at most maxSeriesPerFile
+ * series, and nothing of a finished run is kept but its labels.
  *
  * Before the items of a new run are written, the upload record notes that the
  * run was started (uploads.ts noteProgress): whoever ends the version as failed
@@ -17,14 +19,21 @@ import { labelFromObject, labelFromRun, parseTags } from '../labels.ts';
 import type { IostatSample, Run } from '../model.ts';
 import { ParseError, parseStream } from '../parsers/index.ts';
 import { BatchWriter } from '../store/batch.ts';
-import { CHUNK_SAMPLES, runId as makeRunId } from '../store/keys.ts';
-import { ChunkBuilder } from '../store/chunks.ts';
-import { deviceItem, runTagItems, type ObjectRef, type RunContext, type TimeSpan } from '../store/items.ts';
+import { runId as makeRunId } from '../store/keys.ts';
+import {
+  deviceItem,
+  runTagItems,
+  type IostatRunItem,
+  type ObjectRef,
+  type RunContext,
+  type TimeSpan,
+} from '../store/items.ts';
+import { SamplesWriter } from '../store/samples.ts';
 import { diskperfRunItem, iostatRunItem, joinSpans } from '../store/run-items.ts';
 import { noteProgress, type Claim } from '../store/uploads.ts';
 import { PermanentFailure, type IngestDeps } from './deps.ts';
 
-/** Samples held in partial chunks across all series before they are written as they are. */
+/** Samples held in series buffers across all runs before they are written as partial row groups. */
 export const MAX_BUFFERED_SAMPLES = 50_000;
 /** A delivery that writes for this long without starting a run still tells the sweeper it is alive. */
 const HEARTBEAT_MS = 60_000;
@@ -63,22 +72,30 @@ export async function streamRuns(object: ObjectRef, claim: Claim, deps: IngestDe
     labelFromObject(object.key, metadata),
     parseTags(metadata['tags']),
   );
-  const parsed = await parseStream(writer.feed(body), {
-    source: object.key,
-    keepSamples: false,
-    maxBytes: deps.maxUploadBytes,
-    onIostatSample: (index, native, sample) => writer.sample(index, native, sample),
-    onRun: (run) => writer.run(run),
-  });
-  return writer.finish(parsed.format);
+  try {
+    const parsed = await parseStream(writer.feed(body), {
+      source: object.key,
+      keepSamples: false,
+      maxBytes: deps.maxUploadBytes,
+      onIostatSample: (index, native, sample) => writer.sample(index, native, sample),
+      onRun: (run) => writer.run(run),
+    });
+    return await writer.finish(parsed.format);
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
 }
 
 class VersionWriter {
   private readonly writer: BatchWriter;
-  private readonly chunks = new Map<string, ChunkBuilder>();
+  /** The samples objects of iostat runs still being read, by run index. */
+  private readonly samples = new Map<number, SamplesWriter>();
+  /** Series seen per run, for the limit on series a file. */
+  private readonly seen = new Set<string>();
+  /** Finished iostat runs whose samples object is still being stored: their META waits for it. */
+  private closing: { writer: SamplesWriter; meta: IostatRunItem }[] = [];
   private readonly ingestedAt: string;
-  /** Samples waiting in partial chunks. */
-  private buffered = 0;
   private series = 0;
   /** Runs whose items may be queued: noted on the record before they are written. */
   private started = 0;
@@ -109,21 +126,25 @@ class VersionWriter {
   }
 
   sample(index: number, native: string, sample: IostatSample): void {
-    const full = this.builderFor(index, native, sample.line).add(sample);
-    this.buffered++;
-    if (full) {
-      this.writer.put(full);
-      this.buffered -= full.count;
+    const writer = this.samplesFor(index);
+    const key = `${index}\u0000${native}`;
+    if (!this.seen.has(key)) {
+      this.countSeries(sample.line);
+      this.seen.add(key);
     }
-    if (this.buffered >= MAX_BUFFERED_SAMPLES) {
-      // Thousands of devices would each hold CHUNK_SAMPLES samples: write the partial chunks now
-      // (chunks carry their count).
-      for (const builder of this.chunks.values()) {
-        const part = builder.finish();
-        if (part) this.writer.put(part);
-      }
-      this.buffered = 0;
-    }
+    writer.add(native, sample);
+    let buffered = 0;
+    for (const w of this.samples.values()) buffered += w.buffered;
+    // Thousands of devices would each fill a row group slowly: write the partial buffers now.
+    if (buffered >= MAX_BUFFERED_SAMPLES) for (const w of this.samples.values()) w.cutAll();
+  }
+
+  /** Abandon the samples objects not yet stored (the runs' items are removed by whoever ends the version). */
+  async abort(): Promise<void> {
+    const writers = [...this.samples.values(), ...this.closing.map((c) => c.writer)];
+    this.samples.clear();
+    this.closing = [];
+    await Promise.all(writers.map((w) => w.abort()));
   }
 
   run(run: Run): void {
@@ -140,26 +161,17 @@ class VersionWriter {
       this.metas.push(item);
       return;
     }
-    const counts = new Map<string, number>();
-    // The samples streamed past without being kept: their time range is what the builders saw.
+    const writer = this.samples.get(run.index);
+    this.samples.delete(run.index);
+    // The samples streamed past without being kept: their time range is what the writer saw.
     const spans: TimeSpan[] = [];
     for (const series of run.series) {
       const key = `${run.index}\u0000${series.device}`;
-      const builder = this.chunks.get(key);
-      if (builder === undefined) {
-        this.countSeries(run.endLine);
-      } else {
-        const last = builder.finish();
-        if (last) {
-          this.writer.put(last);
-          this.buffered -= last.count;
-        }
-        counts.set(series.device, builder.chunks);
-        if (builder.span) spans.push(builder.span);
-        this.chunks.delete(key);
-      }
+      if (!this.seen.delete(key)) this.countSeries(run.endLine);
+      const span = writer?.span(series.device);
+      if (span) spans.push(span);
     }
-    const items = iostatRunItem(run, ctx, (native) => counts.get(native) ?? 0, joinSpans(spans));
+    const items = iostatRunItem(run, ctx, { span: joinSpans(spans) });
     // The upload's label is listed too: its runs are indexed under it, and its stamp covers every series.
     for (const s of items.series) {
       this.labels.add(s.device);
@@ -167,12 +179,15 @@ class VersionWriter {
     }
     // A reader that finds a series through the index checks that its run's META exists.
     for (const tag of runTagItems(items.run)) this.writer.put(tag);
-    this.metas.push(items.run);
+    // The META names the samples object: it is queued once the object is stored (closeSamples).
+    if (writer === undefined) this.metas.push(items.run);
+    else this.closing.push({ writer, meta: items.run });
   }
 
   /** Everything still queued, then the labels: a label is listed once it has a complete run. */
   async finish(format: string): Promise<StoredVersion> {
     await this.writePending();
+    await this.closeSamples();
     await this.flushAll();
     for (const label of this.labels)
       this.writer.put(deviceItem(label, format as Run['format'], this.ingestedAt, this.object.version));
@@ -187,11 +202,21 @@ class VersionWriter {
     };
   }
 
-  /** Write what is ready: full rounds while parsing; METAs once all before them is written. */
+  /** Write what is ready: row groups and full rounds while parsing; METAs once all before them is written. */
   private async writePending(): Promise<void> {
-    if (this.metas.length > 0) await this.flushAll();
     await this.noteStarted();
+    for (const writer of this.samples.values()) await writer.drain();
+    if (this.closing.length > 0) await this.closeSamples();
+    if (this.metas.length > 0) await this.flushAll();
     await this.writer.flushFull();
+  }
+
+  /** End the samples objects of finished runs; each run's META is queued once its object is stored. */
+  private async closeSamples(): Promise<void> {
+    for (const { writer, meta } of this.closing.splice(0)) {
+      const stored = await writer.finish();
+      this.metas.push(stored === undefined ? meta : { ...meta, samples: stored });
+    }
   }
 
   private async flushAll(): Promise<void> {
@@ -213,14 +238,10 @@ class VersionWriter {
     return makeRunId(this.object.bucket, this.object.key, this.object.version, index);
   }
 
-  private builderFor(index: number, native: string, line: number): ChunkBuilder {
-    const key = `${index}\u0000${native}`;
-    let builder = this.chunks.get(key);
-    if (builder === undefined) {
-      this.countSeries(line);
-      this.chunks.set(key, (builder = new ChunkBuilder(this.idOf(index), native, CHUNK_SAMPLES)));
-    }
-    return builder;
+  private samplesFor(index: number): SamplesWriter {
+    let writer = this.samples.get(index);
+    if (writer === undefined) this.samples.set(index, (writer = new SamplesWriter(this.deps, this.idOf(index))));
+    return writer;
   }
 
   /** One more series (a device of a run, or a diskperf run): past the limit, the file fails at this line. */

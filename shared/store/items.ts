@@ -1,8 +1,9 @@
 /**
  * What the store keeps: the item shapes of upload records, runs, their series,
- * tags, chunks and device labels (keys in keys.ts, the table in docs/table.md),
- * and the small builders of the items that are no more than their fields. Run
- * items are built in run-items.ts, packed values in packing.ts, chunks in chunks.ts.
+ * tags and device labels (keys in keys.ts, the table in docs/table.md), and the
+ * small builders of the items that are no more than their fields. Run items are
+ * built in run-items.ts, packed values in packing.ts; an iostat run's samples
+ * are an object in the results bucket (samples.ts), which its META names.
  */
 import type { DiskperfRun, IostatColumn, IostatRun, MetricSummary, Run } from '../model.ts';
 import type { DiskperfMetric, IostatMetric } from '../metrics.ts';
@@ -100,7 +101,6 @@ export interface StoredSeries {
   device: string;
   mount?: string;
   sampleCount: number;
-  chunks: number;
   summary: Partial<Record<IostatMetric, MetricSummary>>;
 }
 
@@ -163,8 +163,18 @@ export interface DiskperfRunItem extends RunItemBase {
 /** A diskperf run as readers hand it out (GET /runs/{id}): its table as rows, however it is stored. */
 export type DiskperfRunRecord = Omit<DiskperfRunItem, 'packedRows' | 'rows'> & { rows: DiskperfRows };
 
+/** A run's samples object in the results bucket (samples-schema.ts), as its writer stored it. */
+export interface SamplesObject {
+  key: string;
+  bytes: number;
+  /** Samples in it: every sample of every series. */
+  rows: number;
+}
+
 export interface IostatRunItem extends RunItemBase {
   format: 'iostat';
+  /** Its samples object; absent when the run has no samples (or was stored before samples moved to S3). */
+  samples?: SamplesObject;
   meta: IostatRun['meta'];
   columns: IostatColumn[];
   reports: number;
@@ -280,30 +290,6 @@ export function deviceItem(label: string, format: Run['format'], ingestedAt: str
     lastSeen: ingestedAt,
     changed: changeStamp(ingestedAt, version),
   };
-}
-
-/**
- * Samples of one series, column-wise and packed: each printed column is one string
- * of space-separated numbers (`-` where the report did not print it). One
- * attribute per column instead of a number per value keeps chunks small and cheap
- * to write; canonical values are derived on read, by the same rule the parser
- * uses (model.ts metricValues).
- */
-export interface ChunkItem {
-  pk: string;
-  sk: string;
-  type: 'chunk';
-  runId: string;
-  native: string;
-  first: number;
-  count: number;
-  reports: string;
-  lines: string;
-  /** Report times as a JSON array (null for none), when the log prints them. */
-  times?: string;
-  /** The first sample counts since boot (only a run's first chunk can start with one). */
-  sinceBootFirst: boolean;
-  raw: Record<string, string>;
 }
 
 export interface RunContext {

@@ -5,10 +5,10 @@
  *   pk                         sk                     what
  *   UPLOAD#<bucket>/<key>      VERSION#<version>      an upload record (one per object version)
  *   OBJECT#<bucket>/<key>      CURRENT                which version of a key is current, its runs
- *   RUN#<runId>                META                   a run: metadata, diskperf rows, series summaries;
- *                                                     written last, so its presence marks the run complete
+ *   RUN#<runId>                META                   a run: metadata, diskperf rows, series summaries, the
+ *                                                     samples object it names (iostat); written last, so its
+ *                                                     presence marks the run complete
  *   RUN#<runId>                SERIES#<native>        an iostat series' summary (indexed by device)
- *   RUN#<runId>                CHUNK#<native>#<n>     up to CHUNK_SAMPLES samples of one series
  *   RUN#<runId>                TAG#<key>=<value>      one tag of the run (indexed by tag), removed with the run
  *   DEVICES                    <label>                a device label that has runs (GET /devices; counts come
  *                                                     from the byDevice index) and the stamp of its runs'
@@ -28,8 +28,6 @@ import { RUN_ID_HEX_DIGITS } from '../model.ts';
 
 export { KEY_SEPARATOR };
 
-export const CHUNK_SAMPLES = 250;
-
 /** Every key is its parts joined by the separator labels.ts reserves: no label can hold it. */
 const key = (...parts: string[]) => parts.join(KEY_SEPARATOR);
 
@@ -40,7 +38,6 @@ export const OBJECT_SK = 'CURRENT';
 export const runPk = (runId: string) => key('RUN', runId);
 export const RUN_META_SK = 'META';
 export const seriesSk = (native: string) => key('SERIES', native);
-export const chunkSk = (native: string, chunk: number) => key('CHUNK', native, String(chunk).padStart(5, '0'));
 export const DEVICES_PK = 'DEVICES';
 export const devicePk = (label: string) => key('DEVICE', label);
 export const deviceSk = (time: string, runId: string) => key(time, runId);

@@ -6,7 +6,9 @@
  *
  * Order per run: the labels only this run uses leave the DEVICES list, then the
  * META item goes (the run is invisible from then on), then the labels still
- * listed get a new change stamp, then the rest of the run's items, page by page,
+ * listed get a new change stamp, then the run's samples object in the results
+ * bucket (deleted again by a step that finds the META gone: a missing object is
+ * fine), then the rest of the run's items, page by page,
  * each page's labels settled the same way before the page is deleted. Labels go
  * before the items that name them: a step that died after deleting the items
  * would leave their labels listed for good, as no later step could find them.
@@ -16,6 +18,7 @@ import { INDEXES } from './table.ts';
 import { BatchWriter } from './batch.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK } from './keys.ts';
 import { changeStamp } from './items.ts';
+import { deleteSamples, type ResultsBucket } from './samples-removal.ts';
 import { isConditionFailure, mapLimit, queryPages, type Store } from './store.ts';
 
 /** Items of a run read and removed per step of work. */
@@ -38,9 +41,12 @@ export interface Removal {
   done: boolean;
 }
 
-/** Remove every item of these runs, or as much as the deadline allows. */
+/** What a removal deletes from: the table and the results bucket. */
+export type RunStore = Store & ResultsBucket;
+
+/** Remove every item (and samples object) of these runs, or as much as the deadline allows. */
 export async function deleteRuns(
-  store: Store,
+  store: RunStore,
   runIds: readonly string[],
   at: string,
   deadline: Deadline = NO_DEADLINE,
@@ -57,7 +63,7 @@ export async function deleteRuns(
 }
 
 async function deleteRun(
-  store: Store,
+  store: RunStore,
   runId: string,
   leaving: ReadonlySet<string>,
   at: string,
@@ -80,6 +86,8 @@ async function deleteRun(
     // The run is gone for readers: answers kept for its labels are stale from now on.
     await mapLimit(labels, LABEL_CONCURRENCY, (label) => stampLabelChange(store, label, changeStamp(at, runId)));
   }
+  // Before the items: a step that dies after this still finds the run's items, and deletes it again.
+  await deleteSamples(store, [runId]);
   // A page at least per call, then only while there is time: every step gets somewhere.
   for (;;) {
     const page = await store.db.send(

@@ -11,6 +11,7 @@ import {
   type IostatRunItem,
   type RunContext,
   type RunItemBase,
+  type SamplesObject,
   type SeriesItem,
   type StoredSeries,
   type TimeSpan,
@@ -92,17 +93,22 @@ export function diskperfRunItem(run: DiskperfRun, ctx: RunContext): DiskperfRunI
   };
 }
 
-/**
- * `span`: the samples' time range when they streamed past (ChunkBuilder.span
- * of each series, joined with joinSpans); without it, taken from the samples
- * the run holds.
- */
+/** What a run's samples became when they streamed past instead of staying in the run. */
+export interface StreamedSamples {
+  /** Their time range (SamplesWriter.span of each series, joined with joinSpans). */
+  span?: TimeSpan | undefined;
+  /** Their object in the results bucket, when the run had samples. */
+  samples?: SamplesObject | undefined;
+}
+
+/** Without `streamed`, the time range is taken from the samples the run holds. */
 export function iostatRunItem(
   run: IostatRun,
   ctx: RunContext,
-  chunksOf: (native: string) => number,
-  span = spanOf(sampleTimes(run)),
+  streamed?: StreamedSamples,
 ): { run: IostatRunItem; series: SeriesItem[] } {
+  const span = streamed === undefined ? spanOf(sampleTimes(run)) : streamed.span;
+  const samples = streamed?.samples;
   const item = base(run, ctx);
   const firstTime = run.series.find((s) => s.samples?.[0]?.time)?.samples?.[0]?.time;
   const time = firstTime ?? span?.from ?? item.time;
@@ -111,7 +117,6 @@ export function iostatRunItem(
     device: seriesLabel(ctx.label, s.device),
     ...(s.mount !== undefined ? { mount: s.mount } : {}),
     sampleCount: s.sampleCount,
-    chunks: chunksOf(s.device),
     summary: s.summary,
   }));
   const runItem: IostatRunItem = {
@@ -120,6 +125,7 @@ export function iostatRunItem(
     ...spanFields(span),
     format: 'iostat',
     platform: run.platform,
+    ...(samples !== undefined ? { samples } : {}),
     meta: run.meta,
     columns: run.columns,
     reports: run.reports,

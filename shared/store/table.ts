@@ -1,8 +1,8 @@
 /**
  * The DynamoDB table, defined once: the CDK stack, the local lab and the tests
  * all build it from here. One table per lab holds uploads, runs, their series
- * chunks and the device index (single-table design; keys in keys.ts, the items
- * in docs/table.md).
+ * and tags, and the device index (single-table design; keys in keys.ts, the
+ * items in docs/table.md; samples are objects in the results bucket).
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 

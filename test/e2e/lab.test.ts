@@ -169,7 +169,12 @@ describe('the local lab, driven by real clients', () => {
   }, 30_000);
 
   it('prints its endpoints, writes them to lab.json and has ingested the demo logs', async () => {
-    expect(endpoints).toMatchObject({ bucket: 'benchdrop-drop', region: 'us-east-1', dataDir });
+    expect(endpoints).toMatchObject({
+      bucket: 'benchdrop-drop',
+      resultsBucket: 'benchdrop-results',
+      region: 'us-east-1',
+      dataDir,
+    });
     expect(endpoints.s3Endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(endpoints.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(endpoints.reportUrl).toBe(`${endpoints.apiUrl}/`);

@@ -16,6 +16,7 @@ import { lambdaEsbuildOptions } from '../../infra/bundling.ts';
 import { labSettings } from '../../infra/settings.ts';
 import type { BenchdropStack } from '../../infra/stack.ts';
 import { ENV } from '../../shared/config.ts';
+import { SAMPLES_PREFIX } from '../../shared/store/samples-schema.ts';
 import { INDEXES } from '../../shared/store/table.ts';
 import {
   CONSUMER_ACTIONS,
@@ -30,7 +31,7 @@ import {
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Where a command acts: the table, the drop bucket's objects, the ingest queue. */
+/** Where a command acts: the table, the drop bucket's objects, the ingest queue (the results bucket: RESULTS_SOURCES). */
 type Target = 'table' | 'objects' | 'queue';
 
 /**
@@ -56,9 +57,35 @@ const COMMAND_ACTIONS: Record<string, { target: Target; actions: string[] }> = {
   SendMessageCommand: { target: 'queue', actions: ['sqs:SendMessage'] },
 };
 
+/**
+ * The sources whose S3 commands act on the results bucket, and the prefix each
+ * acts under: every other S3 command acts on the drop bucket.
+ */
+const RESULTS_SOURCES: Record<string, string> = {
+  'shared/store/samples.ts': SAMPLES_PREFIX,
+  'shared/store/samples-removal.ts': SAMPLES_PREFIX,
+  'shared/store/sample-reader.ts': SAMPLES_PREFIX,
+  'shared/reports.ts': 'reports/',
+};
+
+/**
+ * The IAM actions of commands on the results bucket (nothing there is read by
+ * version). lib-storage's Upload sends its commands from node_modules: it is
+ * matched as `new Upload(` (PutObject, or a multipart upload, aborted on failure).
+ */
+const RESULTS_COMMAND_ACTIONS: Record<string, string[]> = {
+  GetObjectCommand: ['s3:GetObject'],
+  HeadObjectCommand: ['s3:GetObject'],
+  PutObjectCommand: ['s3:PutObject'],
+  DeleteObjectCommand: ['s3:DeleteObject'],
+  Upload: ['s3:AbortMultipartUpload', 's3:PutObject'],
+};
+
 /** What the code needs: actions by target, and the indexes it queries. */
 interface Needs {
   actions: Record<Target, Set<string>>;
+  /** Actions on the results bucket, by key prefix. */
+  results: Map<string, Set<string>>;
   indexes: Set<string>;
   /** Where each command and index was found, for the failure messages. */
   found: string[];
@@ -87,11 +114,27 @@ async function bundledSources(entry: string): Promise<string[]> {
 function needsOf(sources: string[]): Needs {
   const needs: Needs = {
     actions: { table: new Set(), objects: new Set(), queue: new Set() },
+    results: new Map(),
     indexes: new Set(),
     found: [],
   };
   for (const source of sources) {
     const text = readFileSync(join(ROOT, source), 'utf8');
+    const prefix = RESULTS_SOURCES[source];
+    if (prefix !== undefined) {
+      for (const [, command] of text.matchAll(/\bnew\s+(\w+Command|Upload)\s*\(/g)) {
+        const actions = RESULTS_COMMAND_ACTIONS[command!];
+        expect(
+          actions,
+          `${source} constructs ${command}: add its IAM actions to RESULTS_COMMAND_ACTIONS`,
+        ).toBeDefined();
+        const set = needs.results.get(prefix) ?? new Set<string>();
+        for (const action of actions!) set.add(action);
+        needs.results.set(prefix, set);
+        needs.found.push(`${source}: ${command} (results bucket, ${prefix})`);
+      }
+      continue;
+    }
     for (const [, command] of text.matchAll(/\bnew\s+(\w+Command)\s*\(/g)) {
       const mapped = COMMAND_ACTIONS[command!];
       expect(mapped, `${source} constructs ${command}: add its IAM actions to COMMAND_ACTIONS`).toBeDefined();
@@ -167,7 +210,12 @@ describe("each function's role grants exactly what its code sends", () => {
   function expectedGrants(name: Fn): Record<string, string[]> {
     const { stack, template } = lab();
     const { fn, logs } = FUNCTIONS[name].of(stack);
-    const [table, bucket, queue] = [id(stack.table), id(stack.bucket), id(stack.queue)];
+    const [table, bucket, queue, results] = [
+      id(stack.table),
+      id(stack.bucket),
+      id(stack.queue),
+      id(stack.resultsBucket),
+    ];
     const expected: Record<string, Set<string>> = {};
     const add = (key: string, actions: Iterable<string>) => {
       for (const action of actions) (expected[key] ??= new Set()).add(action);
@@ -177,6 +225,7 @@ describe("each function's role grants exactly what its code sends", () => {
     for (const index of need.indexes) add(join(getAtt(table, 'Arn'), `/index/${index}`), ['dynamodb:Query']);
     add(join(getAtt(bucket, 'Arn'), '/*'), need.actions.objects);
     add(JSON.stringify(getAtt(queue, 'Arn')), need.actions.queue);
+    for (const [prefix, actions] of need.results) add(join(getAtt(results, 'Arn'), `/${prefix}*`), actions);
     for (const grant of NAMED_GRANTS[name] ?? []) add(JSON.stringify(getAtt(bucket, 'Arn')), grant.actions);
     // The platform: its log group (both ARN spellings LogGroup.grant writes), its event source's queue.
     const logGroup = id(logs);
@@ -231,6 +280,22 @@ describe("each function's role grants exactly what its code sends", () => {
     ).Resources[id(lab().stack.ingest)]!.Properties.Environment.Variables;
     expect(env[ENV.queueUrl]).toEqual(ref(id(lab().stack.queue)));
     for (const fn of ['api', 'deadLetter', 'sweeper'] as const) expect(needs[fn].actions.queue.size, fn).toBe(0);
+  });
+
+  it('finds the samples objects each function touches: ingest writes and deletes, the settlers delete', () => {
+    const samples = (fn: Fn) => [...(needs[fn].results.get(SAMPLES_PREFIX) ?? [])].sort();
+    expect(samples('ingest')).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:PutObject']);
+    expect(samples('deadLetter')).toEqual(['s3:DeleteObject']);
+    expect(samples('sweeper')).toEqual(['s3:DeleteObject']);
+    // Each names the results bucket it was given, and nothing else of it.
+    const variables = (fn: Fn) =>
+      (
+        lab().template.toJSON() as {
+          Resources: Record<string, { Properties: { Environment: { Variables: Record<string, unknown> } } }>;
+        }
+      ).Resources[id(FUNCTIONS[fn].of(lab().stack).fn)]!.Properties.Environment.Variables;
+    for (const fn of Object.keys(FUNCTIONS) as Fn[])
+      expect(variables(fn)[ENV.resultsBucket], fn).toEqual(ref(id(lab().stack.resultsBucket)));
   });
 
   it('grants no function the actions review found unused (ConditionCheckItem, object tagging)', () => {

@@ -54,7 +54,7 @@ beforeAll(async () => {
   deployedEnvironment = deployed.environment;
   [watched, watchedUnsettled] = deployed.watching as [typeof watched, typeof watched];
   env = await startEmulators();
-  deps = { db: env.db, tableName: env.tableName };
+  deps = { db: env.db, tableName: env.tableName, s3: env.s3, resultsBucket: env.resultsBucket };
 }, 180_000);
 
 afterAll(async () => {
@@ -146,7 +146,12 @@ describe('the dead-letter handler', () => {
       { step: 'initialize', name: 'throttlePoisonedKey' },
     );
     try {
-      const { response, printed, messageIds } = await deliver([good, poisoned], { db, tableName: env.tableName });
+      const { response, printed, messageIds } = await deliver([good, poisoned], {
+        db,
+        tableName: env.tableName,
+        s3: env.s3,
+        resultsBucket: env.resultsBucket,
+      });
       expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: messageIds[1] }] });
       expect((await recordOf(good))?.['status']).toBe('failed');
       expect(await recordOf(poisoned)).toBeUndefined();

@@ -35,10 +35,14 @@ import {
   uploadPk,
   uploadSk,
 } from '../../shared/store/keys.ts';
-import type { IostatColumn } from '../../shared/model.ts';
-import { chunkSamples } from '../support/chunks.ts';
+import type { IostatRun } from '../../shared/model.ts';
+import { parseText } from '../../shared/parsers/index.ts';
+import { ROW_GROUP_SAMPLES } from '../../shared/store/samples-schema.ts';
+import { readSamplesObject, rowGroupSeries, seriesSamples, storedForm } from '../support/samples.ts';
 import { diskperfRows as storedRows } from '../../shared/store/packing.ts';
-import type { ChunkItem, DiskperfRunItem } from '../../shared/store/items.ts';
+import type { DiskperfRunItem } from '../../shared/store/items.ts';
+import { samplesKey } from '../../shared/store/samples-schema.ts';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { pageUploads } from '../../shared/listings.ts';
 import { INDEXES } from '../../shared/store/table.ts';
 import { createS3Client, INGEST_DYNAMODB_ATTEMPTS } from '../../shared/aws.ts';
@@ -159,6 +163,19 @@ const ids = (key: string, version: string, count: number) =>
 const upload_ = (key: string, version: string) => getUpload(env, env.bucket, key, version);
 const current = (key: string) => getCurrent(env, env.bucket, key);
 const meta = (id: string) => getItem(env, runPk(id), 'META');
+/** Every key of the results bucket (the tests' objects are few). */
+async function resultsKeys(): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await env.s3.send(
+      new ListObjectsV2Command({ Bucket: env.resultsBucket, ...(token ? { ContinuationToken: token } : {}) }),
+    );
+    keys.push(...(page.Contents ?? []).map((o) => o.Key!));
+    token = page.NextContinuationToken;
+  } while (token);
+  return keys;
+}
 const byDevice = (label: string) => queryAll(env, devicePk(label), INDEXES.byDevice);
 
 /** The rows of a diskperf fixture, read independently of the parser. */
@@ -182,6 +199,8 @@ function contentOf(items: Item[]): unknown[] {
   return items.map((item) => {
     const { pk: _pk, runId: _r, label: _l, source: _s, gsi1pk: _g1, gsi1sk: _g2, device: _d, ...rest } = item;
     if (Array.isArray(rest['series'])) rest['series'] = (rest['series'] as Item[]).map(({ device: _x, ...s }) => s);
+    // The samples object is named by the run id; its size and rows are content.
+    if (rest['samples']) rest['samples'] = { ...(rest['samples'] as Item), key: undefined };
     return rest;
   });
 }
@@ -355,14 +374,13 @@ describe('the four sample logs', () => {
         ingestedAt: NOW,
         time: NOW,
       });
-      expect((run!['series'] as Item[]).map((s) => [s['native'], s['device'], s['sampleCount'], s['chunks']])).toEqual(
-        X4100_NATIVES.map((n) => [n, `x4100/${n}`, 1, 1]),
+      expect((run!['series'] as Item[]).map((s) => [s['native'], s['device'], s['sampleCount']])).toEqual(
+        X4100_NATIVES.map((n) => [n, `x4100/${n}`, 1]),
       );
-      // META, one SERIES and one CHUNK per device.
+      // META and one SERIES per device; the samples are in the run's object.
       const items = await runItems(env, id);
-      expect(items.map((item) => item.sk).sort()).toEqual(
-        ['META', ...X4100_NATIVES.map((n) => `SERIES#${n}`), ...X4100_NATIVES.map((n) => `CHUNK#${n}#00000`)].sort(),
-      );
+      expect(items.map((item) => item.sk).sort()).toEqual(['META', ...X4100_NATIVES.map((n) => `SERIES#${n}`)].sort());
+      expect(run!['samples']).toMatchObject({ key: samplesKey(id), rows: X4100_NATIVES.length });
     }
     expect((await meta(runIds[0]!))!['meta']).toEqual({ command: 'iostat -xnz 5 2' });
 
@@ -388,30 +406,12 @@ describe('the four sample logs', () => {
     });
     expect(series.find((s) => s['runId'] === runIds[0])!['summary']).toMatchObject({ write_iops: { mean: 84.9 } });
 
-    const chunk = await getItem(env, runPk(runIds[3]!), 'CHUNK#c0t0d0#00000');
-    expect(chunk).toMatchObject({
-      type: 'chunk',
-      native: 'c0t0d0',
-      first: 0,
-      count: 1,
-      reports: '0',
-      sinceBootFirst: true,
-    });
-    // Printed columns are stored packed; canonical values come back on read, by the parser's rule.
-    expect(chunk!['raw']).toEqual({
-      'r/s': '0',
-      'w/s': '6028.7',
-      'kr/s': '0',
-      'kw/s': '48244.4',
-      wait: '127',
-      actv: '222.2',
-      wsvc_t: '21.1',
-      asvc_t: '36.9',
-      '%w': '80',
-      '%b': '98',
-    });
+    // The samples are in the run's object in the results bucket, named by its META.
     const runMeta = await meta(runIds[3]!);
-    const [sample] = chunkSamples(chunk as unknown as ChunkItem, runMeta!['columns'] as IostatColumn[]);
+    expect(runMeta!['samples']).toEqual({ key: samplesKey(runIds[3]!), bytes: expect.any(Number), rows: 5 });
+    const file = await readSamplesObject(env.s3, env.resultsBucket, samplesKey(runIds[3]!));
+    expect(file.bytes.byteLength).toBe((runMeta!['samples'] as { bytes: number }).bytes);
+    const [sample] = seriesSamples(file.rows, 'c0t0d0');
     expect(sample!.values).toEqual({
       iops: 6028.7,
       read_iops: 0,
@@ -547,7 +547,7 @@ describe('object encodings and sizes', () => {
     for (let i = 0; i < 4; i++) {
       const a = await runItems(env, plainIds[i]!);
       const b = await runItems(env, gzIds[i]!);
-      expect(b.length).toBe(11);
+      expect(b.length).toBe(6);
       expect(contentOf(b)).toEqual(contentOf(a));
     }
   });
@@ -585,39 +585,50 @@ describe('object encodings and sizes', () => {
     const record = await upload_(up.key, up.version);
     expect(record).toMatchObject({ status: 'failed', line: 0, runIds: [] });
     expect(record!['message']).toContain('more than 1000000 bytes after decompression');
-    // Runs streamed before the limit was hit are removed again.
+    // Runs streamed before the limit was hit are removed again, and no samples object is left.
     const items = await itemsOfKey(env, env.bucket, up.key);
     expect(items.filter((i) => i.pk.startsWith('RUN#'))).toEqual([]);
+    const left = await resultsKeys();
+    for (const id of ids(up.key, up.version, 2)) expect(left).not.toContain(samplesKey(id));
   });
 
-  it('a long iostat log is stored in chunks, every item under 400 KB, counts matching', async () => {
+  it('a file that fails after its first runs were stored leaves none of their samples objects', async () => {
+    // Four runs of five devices: the limit of 12 series is passed in the third run.
+    const key = `series-limit-${uid()}/x4100.txt`;
+    const up = await upload(key, X4100);
+    const limited = { ...deps, maxSeriesPerFile: 12 };
+    expect(await deliver([up.event], {}, limited)).toEqual(noFailures);
+    expect(await upload_(key, up.version)).toMatchObject({ status: 'failed' });
+    const left = await resultsKeys();
+    for (const id of ids(key, up.version, 4)) expect(left).not.toContain(samplesKey(id));
+    expect((await itemsOfKey(env, env.bucket, key)).filter((i) => i.pk.startsWith('RUN#'))).toEqual([]);
+  });
+
+  it("a long iostat log's samples object holds every sample of every series, as the parser read them", async () => {
     const devices = solarisDevices(4);
-    const reports = 2000;
-    const up = await upload(`long-${uid()}/iostat-xn-2000.txt`, solarisIostatLog({ reports, devices, interval: 1 }));
+    const reports = ROW_GROUP_SAMPLES + 500;
+    const text = solarisIostatLog({ reports, devices, interval: 1 });
+    const up = await upload(`long-${uid()}/iostat-xn-long.txt`, text);
     expect(await deliver([up.event])).toEqual(noFailures);
     const [id] = ids(up.key, up.version, 1);
     expect(await upload_(up.key, up.version)).toMatchObject({ status: 'ready', runIds: [id] });
 
     const items = await runItems(env, id!);
     for (const item of items) expect(jsonBytes(item), item.sk).toBeLessThan(ITEM_LIMIT);
-    const chunks = items.filter((i) => i.sk.startsWith('CHUNK#'));
-    expect(chunks).toHaveLength(4 * 8);
+    // The table holds the run's META, SERIES and TAG items only: its samples are in the results bucket.
+    expect(items.map((i) => i.sk.split('#')[0]).sort()).toEqual(['META', ...devices.map(() => 'SERIES')]);
     const run = items.find((i) => i.sk === 'META')!;
     expect(run['reports']).toBe(reports);
+    expect(run['samples']).toEqual({ key: samplesKey(id!), bytes: expect.any(Number), rows: reports * devices.length });
+    const file = await readSamplesObject(env.s3, env.resultsBucket, samplesKey(id!));
+    const parsed = (await parseText(text)).runs[0] as IostatRun;
     for (const [d, native] of devices.entries()) {
       const stored = (run['series'] as Item[]).find((s) => s['native'] === native)!;
-      const mine = chunks.filter((c) => c['native'] === native).sort((a, b) => (a.sk < b.sk ? -1 : 1));
-      expect(stored['sampleCount']).toBe(reports);
-      expect(stored['chunks']).toBe(mine.length);
-      expect(mine.map((c) => c.sk)).toEqual(
-        Array.from({ length: 8 }, (_, n) => `CHUNK#${native}#${String(n).padStart(5, '0')}`),
-      );
-      const samples = mine.flatMap((c) => chunkSamples(c as unknown as ChunkItem, run['columns'] as IostatColumn[]));
-      const allReports = samples.map((s) => s.report);
-      expect(allReports).toEqual(Array.from({ length: reports }, (_, r) => r));
-      expect(allReports.length).toBe(stored['sampleCount']);
+      const samples = seriesSamples(file.rows, native);
+      expect(samples).toEqual(parsed.series.find((s) => s.device === native)!.samples!.map(storedForm));
+      expect(samples.length).toBe(stored['sampleCount']);
       const writes = samples.map((s) => s.values.write_iops!);
-      expect(writes).toEqual(allReports.map((r) => writeIops(r, d)));
+      expect(writes).toEqual(samples.map((s) => writeIops(s.report, d)));
       expect(samples.filter((s) => s.sinceBoot)).toHaveLength(1);
       // The summary leaves out the since-boot report.
       const expectedMean = writes.slice(1).reduce((a, b) => a + b, 0) / (reports - 1);
@@ -629,6 +640,36 @@ describe('object encodings and sizes', () => {
         device: `${up.key.split('/')[0]}/${native}`,
       });
     }
+    // Row groups of one series each: a full one per ROW_GROUP_SAMPLES, the rest at the run's end.
+    const groups = rowGroupSeries(file.metadata);
+    for (const g of groups) expect(g.min).toBe(g.max);
+    for (const native of devices)
+      expect(groups.filter((g) => g.min === native).map((g) => g.rows)).toEqual([ROW_GROUP_SAMPLES, 500]);
+  });
+
+  it("replacing and deleting the key removes its runs' samples objects; a log without samples writes none", async () => {
+    const key = `samples-gone-${uid()}/iostat.txt`;
+    const first = await upload(key, X4100);
+    expect(await deliver([first.event])).toEqual(noFailures);
+    const firstIds = ids(key, first.version, 4);
+    const exists = async (runId: string) => (await resultsKeys()).includes(samplesKey(runId));
+    for (const runId of firstIds) expect(await exists(runId), runId).toBe(true);
+
+    const second = await upload(key, solarisIostatLog({ reports: 3, devices: solarisDevices(2) }));
+    expect(await deliver([second.event])).toEqual(noFailures);
+    const [secondId] = ids(key, second.version, 1);
+    for (const runId of firstIds) expect(await exists(runId), runId).toBe(false);
+    expect(await exists(secondId!)).toBe(true);
+
+    expect(await deliver([removed(key)])).toEqual(noFailures);
+    expect(await exists(secondId!)).toBe(false);
+
+    // diskperf runs have no samples object.
+    const diskperf = await upload(`samples-none-${uid()}/redux.txt`, REDUX);
+    expect(await deliver([diskperf.event])).toEqual(noFailures);
+    const [diskperfId] = ids(diskperf.key, diskperf.version, 1);
+    expect(await meta(diskperfId!)).not.toHaveProperty('samples');
+    expect(await exists(diskperfId!)).toBe(false);
   });
 
   it('an iostat log of a host with 700 devices is stored, every item under 400 KB', async () => {
@@ -645,7 +686,9 @@ describe('object encodings and sizes', () => {
       oversized: [],
     });
     expect(items.filter((i) => i.sk.startsWith('SERIES#'))).toHaveLength(700);
-    expect(items.filter((i) => i.sk.startsWith('CHUNK#'))).toHaveLength(700);
+    const file = await readSamplesObject(env.s3, env.resultsBucket, samplesKey(id!));
+    expect(new Set(file.rows.map((r) => r['series'])).size).toBe(700);
+    expect(file.rows).toHaveLength(700 * 3);
     // Too many series for the META item: it counts them, the SERIES items hold the summaries.
     const run = items.find((i) => i.sk === 'META')!;
     expect(run).toMatchObject({ seriesCount: 700, reports: 3 });
@@ -664,7 +707,7 @@ describe('delivery', () => {
     const up = await upload(`replay-${uid()}/x4100.txt`, X4100);
     expect(await deliver([up.event])).toEqual(noFailures);
     const once = await itemsOfKey(env, env.bucket, up.key);
-    expect(once.length).toBe(1 + 1 + 4 * 11);
+    expect(once.length).toBe(1 + 1 + 4 * 6);
     expect(await deliver([up.event], { receiveCount: 2 })).toEqual(noFailures);
     expect(await deliver([up.event], { receiveCount: 3 })).toEqual(noFailures);
     expect(await itemsOfKey(env, env.bucket, up.key)).toEqual(once);
@@ -678,7 +721,7 @@ describe('delivery', () => {
     const runIds = ids(key, up.version, 4);
     expect(await upload_(key, up.version)).toMatchObject({ status: 'ready', runIds, runCount: 4 });
     expect(await current(key)).toMatchObject({ version: up.version, runCount: 4, deleted: false });
-    expect(items.length).toBe(1 + 1 + 4 * 11);
+    expect(items.length).toBe(1 + 1 + 4 * 6);
 
     // The same content delivered once, under another key, gives the same runs.
     const single = await upload(`replay-single-${uid()}/x4100.txt`, X4100);
@@ -1114,7 +1157,7 @@ describe('failures', () => {
     const runIds = ids(key, up.version, 4);
     expect(await upload_(key, up.version)).toMatchObject({ status: 'ready', runIds, runCount: 4 });
     expect(await current(key)).toMatchObject({ version: up.version, runCount: 4, deleted: false });
-    expect(await itemsOfKey(env, env.bucket, key)).toHaveLength(1 + 1 + 4 * 11);
+    expect(await itemsOfKey(env, env.bucket, key)).toHaveLength(1 + 1 + 4 * 6);
   });
 
   it('a transient failure while removing the replaced version runs is retried until they are gone', async () => {
@@ -1218,6 +1261,7 @@ describe('failures', () => {
       [ENV.tableName]: 'x',
       [ENV.dynamodbEndpoint]: env.dynamodbEndpoint,
       [ENV.s3Endpoint]: env.s3Endpoint,
+      [ENV.resultsBucket]: env.resultsBucket,
     });
     try {
       expect(await built.db.config.maxAttempts()).toBe(INGEST_DYNAMODB_ATTEMPTS);

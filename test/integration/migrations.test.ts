@@ -32,17 +32,13 @@ async function store(label: string, n: number, old: boolean): Promise<void> {
     await parseText(iostatSession({ disks: THREE_DISKS, k: 1, noise: 0.03, random: prng(n) }), `${label}/${n}.txt`)
   ).runs[0] as IostatRun;
   const key = `${label}/${n}.txt`;
-  const items = iostatRunItem(
-    run,
-    {
-      runId: runId('b', key, 'v1', 0),
-      label,
-      tags: {},
-      source: { bucket: 'b', key, version: 'v1' },
-      ingestedAt: `2024-01-0${n}T00:00:00Z`,
-    },
-    () => 1,
-  );
+  const items = iostatRunItem(run, {
+    runId: runId('b', key, 'v1', 0),
+    label,
+    tags: {},
+    source: { bucket: 'b', key, version: 'v1' },
+    ingestedAt: `2024-01-0${n}T00:00:00Z`,
+  });
   const writer = new BatchWriter(env.db, env.tableName);
   for (const s of items.series) writer.put(s);
   // What an earlier version wrote: the META not indexed by label.

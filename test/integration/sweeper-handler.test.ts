@@ -41,7 +41,7 @@ beforeAll(async () => {
   deployedEnvironment = deployed.environment;
   watched = deployed.watching[0]!;
   env = await startEmulators();
-  deps = { db: env.db, tableName: env.tableName };
+  deps = { db: env.db, tableName: env.tableName, s3: env.s3, resultsBucket: env.resultsBucket };
   mod.setSweeperDeps(deps);
 }, 180_000);
 
@@ -118,7 +118,7 @@ describe('the sweeper handler', () => {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       maxAttempts: 1,
     });
-    mod.setSweeperDeps({ db, tableName: env.tableName });
+    mod.setSweeperDeps({ db, tableName: env.tableName, s3: env.s3, resultsBucket: env.resultsBucket });
     try {
       await expect(
         capturePrinted(() => mod.handler(scheduledEvent(), lambdaContext('benchdrop-sweeper', 120_000))),

@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sqsEvent } from '../../infra/local/events.ts';
 import { MAX_BUFFERED_SAMPLES, objectRefOf } from '../../shared/ingest.ts';
-import { CHUNK_SAMPLES, runId, runPk } from '../../shared/store/keys.ts';
+import { runId } from '../../shared/store/keys.ts';
+import { samplesKey } from '../../shared/store/samples-schema.ts';
+import { readSamplesObject, rowGroupSeries } from '../support/samples.ts';
 import { BAD_CORPUS, GENERATORS, runCorpus, type CorpusRun, type Generated } from '../support/bad-corpus.ts';
 import { startEmulators, type Emulators } from '../../harness/emulators.ts';
 import { lambdaContext } from '../../harness/lambda.ts';
@@ -88,16 +90,14 @@ describe('bad input: the whole corpus', () => {
     expect(run.lost).toEqual([]);
   });
 
-  it('10,000 devices: every sample stored, in partial chunks once 50,000 samples wait, none over CHUNK_SAMPLES', () => {
+  it('10,000 devices: every sample stored, in partial row groups once 50,000 samples wait, one series each', async () => {
     const d = run.delivered.find((x) => x.case.name === 'devices-10000')!;
-    const chunks = run.items.filter(
-      (i) => i.pk === runPk(runId(env.bucket, d.key, d.version, 0)) && i.sk.startsWith('CHUNK#'),
-    );
-    const counts = chunks.map((c) => c['count'] as number);
-    expect(counts.reduce((a, b) => a + b, 0)).toBe(10_000 * 6);
-    expect(Math.max(...counts)).toBeLessThanOrEqual(CHUNK_SAMPLES);
-    // Six reports of 10,000 devices pass the budget once: each series is written in two chunks, not held whole.
-    expect(chunks.length).toBe(2 * 10_000);
+    const file = await readSamplesObject(env.s3, env.resultsBucket, samplesKey(runId(env.bucket, d.key, d.version, 0)));
+    const groups = rowGroupSeries(file.metadata);
+    expect(groups.reduce((a, g) => a + g.rows, 0)).toBe(10_000 * 6);
+    for (const g of groups) expect(g.min).toBe(g.max);
+    // Six reports of 10,000 devices pass the budget once: each series is written in two row groups, not held whole.
+    expect(groups.length).toBe(2 * 10_000);
     expect(MAX_BUFFERED_SAMPLES).toBeLessThan(10_000 * 6);
   });
 

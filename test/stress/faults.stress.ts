@@ -235,6 +235,7 @@ function depsVia(tableName: string, s3Endpoint: string, dynamodbEndpoint: string
       maxAttempts: INGEST_DYNAMODB_ATTEMPTS,
     }),
     tableName,
+    resultsBucket: env.resultsBucket,
     maxUploadBytes: MAX_UPLOAD_BYTES,
   };
 }

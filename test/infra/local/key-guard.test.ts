@@ -53,6 +53,7 @@ beforeAll(async () => {
     port: 0,
     directory: join(dataDir, 's3'),
     bucket: BUCKET,
+    resultsBucket: `${BUCKET}-results`,
     onEvent: (record) => events.push(record),
   });
   endpoint = `http://127.0.0.1:${lab.address.port}`;

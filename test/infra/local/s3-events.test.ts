@@ -26,6 +26,7 @@ import { prepareNotification, startLabS3, type LabS3 } from '../../../infra/loca
 import { createS3Client } from '../../../shared/aws.ts';
 
 const BUCKET = 'benchdrop-drop';
+const RESULTS_BUCKET = 'benchdrop-results';
 let scratch: string;
 let journal: Journal;
 let lab: LabS3;
@@ -45,6 +46,7 @@ beforeAll(async () => {
     port: 0,
     directory: join(scratch, 's3'),
     bucket: BUCKET,
+    resultsBucket: RESULTS_BUCKET,
     onEvent: (record) => queue.send(s3Notification(record), { unprepared: true }),
   });
   // One attempt: a refused request must show as refused, not be sent again.
@@ -94,6 +96,36 @@ describe("the lab's S3 events", () => {
     });
     expect(entry!.record.s3.object.sequencer).toMatch(/^[0-9A-F]{18}$/);
     expect(readdirSync(journal.dir).filter((name) => !name.endsWith('.json'))).toEqual([]);
+  });
+
+  it('journal nothing for the results bucket: a samples object, put or multipart, is never an upload', async () => {
+    const before = count();
+    await s3.send(new PutObjectCommand({ Bucket: RESULTS_BUCKET, Key: 'samples/r1.parquet', Body: 'PAR1' }));
+    const upload = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket: RESULTS_BUCKET, Key: 'samples/r2.parquet' }),
+    );
+    const part = await s3.send(
+      new UploadPartCommand({
+        Bucket: RESULTS_BUCKET,
+        Key: 'samples/r2.parquet',
+        UploadId: upload.UploadId,
+        PartNumber: 1,
+        Body: 'PAR1',
+      }),
+    );
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: RESULTS_BUCKET,
+        Key: 'samples/r2.parquet',
+        UploadId: upload.UploadId,
+        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+      }),
+    );
+    await s3.send(new DeleteObjectCommand({ Bucket: RESULTS_BUCKET, Key: 'samples/r1.parquet' }));
+    expect(journaledAfter(before)).toEqual([]);
+    // The drop bucket's events still go in.
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'after-results.txt', Body: 'x' }));
+    expect(journaledAfter(before).map((e) => e.record.s3.bucket.name)).toEqual([BUCKET]);
   });
 
   it('journal a copy (its eTag asked for before the first delivery), a multipart upload and a delete, in order, sequencers growing', async () => {

@@ -97,7 +97,13 @@ describe('the lab sweeper', () => {
     let idle: () => void = () => {};
     const lines: string[] = [];
     const sweeper = startSweeper(
-      { db: env.db, tableName: env.tableName, log: (line) => lines.push(line) },
+      {
+        db: env.db,
+        tableName: env.tableName,
+        s3: env.s3,
+        resultsBucket: env.resultsBucket,
+        log: (line) => lines.push(line),
+      },
       new Promise<void>((r) => (idle = r)),
       200,
     );

@@ -1,4 +1,4 @@
-/** Chunks and diskperf tables: what the parser emits comes back from a stored item unchanged. */
+/** Packed values and diskperf tables: what the parser emits comes back from a stored item unchanged. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -6,11 +6,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DiskperfRun, IostatRun } from '../../../shared/model.ts';
 import { parseText } from '../../../shared/parsers/index.ts';
-import { ChunkBuilder } from '../../../shared/store/chunks.ts';
-import { chunkSamples } from '../../support/chunks.ts';
 import { diskperfRows, numberText, packRows, runRecord } from '../../../shared/store/packing.ts';
 import { diskperfRunItem, iostatRunItem, joinSpans, samplesTime, spanOf } from '../../../shared/store/run-items.ts';
-import { runTagItems, type ChunkItem, type DiskperfRunItem } from '../../../shared/store/items.ts';
+import { runTagItems, type DiskperfRunItem } from '../../../shared/store/items.ts';
 
 const LINUX = `Linux 5.15.0 (h) \t01/15/2024 \t_x86_64_\t(4 CPU)
 
@@ -29,56 +27,7 @@ sda             99.50   1592.00      0.37    8.00    128.00      0.95    0.04  1
 sdb              2.00     16.00      1.50    1.00      4.00      2.00    0.00   0.30
 `;
 
-describe('sample chunks', () => {
-  it('a series packed into chunks of 2 reads back sample for sample, values derived by the parser rule', async () => {
-    const run = (await parseText(LINUX)).runs[0] as IostatRun;
-    for (const series of run.series) {
-      const builder = new ChunkBuilder('r0', series.device, 2);
-      const chunks: ChunkItem[] = [];
-      for (const sample of series.samples!) {
-        const full = builder.add(sample);
-        if (full) chunks.push(full);
-      }
-      const last = builder.finish();
-      if (last) chunks.push(last);
-      expect(chunks.map((c) => c.sk)).toEqual(
-        chunks.map((_, i) => `CHUNK#${series.device}#${String(i).padStart(5, '0')}`),
-      );
-      const back = chunks.flatMap((c) => chunkSamples(c, run.columns));
-      expect(back).toEqual(series.samples);
-    }
-  });
-
-  it('values nobody can measure are stored as missing, and times with spaces survive', () => {
-    const builder = new ChunkBuilder('r0', 'sda', 10);
-    builder.add({
-      report: 0,
-      line: 5,
-      sinceBoot: true,
-      values: {},
-      raw: { 'r/s': Number.POSITIVE_INFINITY, 'w/s': 2 },
-      time: '01/15/2024 10:00:01 AM',
-    });
-    builder.add({ report: 1, line: 9, sinceBoot: false, values: {}, raw: { 'w/s': 3 } });
-    const chunk = builder.finish()!;
-    expect(chunk.raw).toEqual({ 'r/s': '- -', 'w/s': '2 3' });
-    const back = chunkSamples(chunk, [
-      { name: 'r/s', unit: 'ops/s', metric: 'read_iops', factor: 1 },
-      { name: 'w/s', unit: 'ops/s', metric: 'write_iops', factor: 1 },
-    ]);
-    expect(back).toEqual([
-      {
-        report: 0,
-        line: 5,
-        sinceBoot: true,
-        values: { write_iops: 2 },
-        raw: { 'w/s': 2 },
-        time: '01/15/2024 10:00:01 AM',
-      },
-      { report: 1, line: 9, sinceBoot: false, values: { write_iops: 3 }, raw: { 'w/s': 3 } },
-    ]);
-  });
-
+describe('packed values', () => {
   it('packs numbers as the very text String() gives, on its fast path and off it', () => {
     // What iostat prints: non-negative, 0 to 3 decimals.
     fc.assert(
@@ -97,38 +46,6 @@ describe('sample chunks', () => {
     );
     for (const v of [0, -0, 0.001, 0.01, 0.1, 0.5, 1.005, 999999999.999, 1e9, 1e21, 1e-7, 123.456, -1.5])
       expect(numberText(v)).toBe(String(v));
-  });
-
-  it('a chunk holds each sample once, in order, however the columns come and go', () => {
-    const builder = new ChunkBuilder('r0', 'sda', 3);
-    const full = [
-      builder.add({ report: 4, line: 10, sinceBoot: false, values: {}, raw: { a: 1.5 } }),
-      builder.add({ report: 5, line: 20, sinceBoot: false, values: {}, raw: { b: 2, a: 0.25 }, time: 't5' }),
-      builder.add({ report: 6, line: 30, sinceBoot: false, values: {}, raw: { b: 3 } }),
-    ];
-    expect(full.slice(0, 2)).toEqual([undefined, undefined]);
-    expect(full[2]).toMatchObject({
-      sk: 'CHUNK#sda#00000',
-      first: 4,
-      count: 3,
-      reports: '4 5 6',
-      lines: '10 20 30',
-      times: '[null,"t5",null]',
-      raw: { a: '1.5 0.25 -', b: '- 2 3' },
-    });
-    // The next chunk starts empty: no column, time or count carried over.
-    builder.add({ report: 7, line: 40, sinceBoot: false, values: {}, raw: { c: 7 } });
-    const last = builder.finish()!;
-    expect(last).toMatchObject({
-      sk: 'CHUNK#sda#00001',
-      first: 7,
-      count: 1,
-      reports: '7',
-      lines: '40',
-      raw: { c: '7' },
-    });
-    expect(last.times).toBeUndefined();
-    expect(builder.finish()).toBeUndefined();
   });
 });
 
@@ -237,23 +154,19 @@ describe("a run's time range (RUN META from/to)", () => {
     expect(joinSpans([{ from: 'b' }, undefined, { from: 'a', to: 'c' }])).toEqual({ from: 'a', to: 'c' });
   });
 
-  it("an iostat run holds its samples' first and last time, from its samples or from the chunk builders they streamed through", async () => {
+  it("an iostat run holds its samples' first and last time, from its samples or the span they streamed past with", async () => {
     const run = (await parseText(LINUX)).runs[0] as IostatRun;
-    const kept = iostatRunItem(run, ctx, () => 0).run;
+    const kept = iostatRunItem(run, ctx).run;
     expect([kept.from, kept.to, kept.time]).toEqual([
       '2024-01-15T10:00:01',
       '2024-01-15T10:00:03',
       '2024-01-15T10:00:01',
     ]);
-    // Streamed: the run holds no samples, the builders saw them.
-    const builders = run.series.map((s) => {
-      const builder = new ChunkBuilder(ctx.runId, s.device, 2);
-      for (const sample of s.samples!) builder.add(sample);
-      return builder;
-    });
+    // Streamed: the run holds no samples; the span is what the samples writer saw (samples.test.ts).
     const bare: IostatRun = { ...run, series: run.series.map(({ samples: _samples, ...s }) => s) };
-    expect(iostatRunItem(bare, ctx, () => 0).run).not.toHaveProperty('from');
-    const streamed = iostatRunItem(bare, ctx, () => 0, joinSpans(builders.map((b) => b.span))).run;
+    expect(iostatRunItem(bare, ctx, {}).run).not.toHaveProperty('from');
+    const span = joinSpans(run.series.map((s) => spanOf(s.samples!.map((x) => x.time))));
+    const streamed = iostatRunItem(bare, ctx, { span }).run;
     expect([streamed.from, streamed.to, streamed.time]).toEqual([kept.from, kept.to, kept.time]);
   });
 

@@ -24,7 +24,6 @@ function keyPrefixes(): string[] {
     keys.objectPk('b', 'k'),
     keys.runPk('r'),
     keys.seriesSk('n'),
-    keys.chunkSk('n', 0),
     keys.devicePk('l'),
     keys.tagKey('k', 'v'),
     keys.statusPk('s'),

@@ -1,12 +1,43 @@
 /**
- * Samples of an iostat series into CHUNK items, column by column as they stream
- * past (items.ts ChunkItem).
+ * The baseline of bench/ingest.ts: how ingest stored an iostat run's samples
+ * before they moved to a Parquet object in the results bucket, as CHUNK items
+ * of the table (RUN#<runId>, CHUNK#<native>#<n>), up to CHUNK_SAMPLES samples
+ * of one series each, column by column. Only the bench uses it: the product
+ * writes no CHUNK items.
  */
-import type { IostatSample } from '../model.ts';
-import { chunkSk, runPk } from './keys.ts';
-import type { ChunkItem, TimeSpan } from './items.ts';
-import { packValues } from './packing.ts';
-import { spanOf } from './run-items.ts';
+import { KEY_SEPARATOR, runPk } from '../shared/store/keys.ts';
+import type { TimeSpan } from '../shared/store/items.ts';
+import { packValues } from '../shared/store/packing.ts';
+import { spanOf } from '../shared/store/run-items.ts';
+import type { IostatSample } from '../shared/model.ts';
+
+/** Samples a chunk item held. */
+export const CHUNK_SAMPLES = 250;
+
+/** A chunk's sort key, as the table held it. */
+export const chunkSk = (native: string, chunk: number) =>
+  ['CHUNK', native, String(chunk).padStart(5, '0')].join(KEY_SEPARATOR);
+
+/**
+ * Samples of one series, column-wise and packed: each printed column is one string
+ * of space-separated numbers (`-` where the report did not print it).
+ */
+export interface ChunkItem {
+  pk: string;
+  sk: string;
+  type: 'chunk';
+  runId: string;
+  native: string;
+  first: number;
+  count: number;
+  reports: string;
+  lines: string;
+  /** Report times as a JSON array (null for none), when the log prints them. */
+  times?: string;
+  /** The first sample counts since boot (only a run's first chunk can start with one). */
+  sinceBootFirst: boolean;
+  raw: Record<string, string>;
+}
 
 /**
  * Collects a series' samples into chunk items of CHUNK_SAMPLES, column by column
