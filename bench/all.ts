@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every benchmark of issues 6 and 13, one after the other, each in
+ * `npm run bench`: every benchmark of issues 6, 13 and 17, one after the other, each in
  * its own process (`npm run bench:<name>`), its output passed through as it comes. Each
  * bench ends with a `targets: all met` or `targets: NOT met: ...` line; this
  * collects those lines and ends with one summary: per bench its time and targets,
@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { table } from './stats.ts';
 
 /** The benches, in the order they run: the cheap, self-contained ones first. */
-export const BENCHES = ['cli', 'parse', 'lambda', 'cost', 'ingest', 'limits', 'api', 'listings'] as const;
+export const BENCHES = ['cli', 'parse', 'lambda', 'cost', 'ingest', 'limits', 'api', 'listings', 'samples'] as const;
 const WHOLE_RUN_TARGET_MIN = 15;
 
 interface Outcome {

@@ -79,6 +79,7 @@ describe('the functions read their environment with it', () => {
   const store = {
     [ENV.tableName]: 'table',
     [ENV.bucketName]: 'bucket',
+    [ENV.resultsBucket]: 'results',
     [ENV.dynamodbEndpoint]: 'http://127.0.0.1:1',
     [ENV.s3Endpoint]: 'http://127.0.0.1:1',
   };
