@@ -168,13 +168,19 @@ function addCompare(program: Command, io: Output, deps: UploadDeps, run: Run): v
       .argument('<a>', `selector for A: ${SELECTOR_HELP}`)
       .argument('<b>', 'selector for B, same grammar')
       .option('--metric <metric>', `${METRIC_SPEC_HELP} (default all)`)
+      .option('--format <format>', 'text (the default: the table, its notes and the setups), csv or md')
       .option('--json', "print the API's Comparison JSON unchanged")
       .option(
         '--html [file]',
         'also write the report page of this comparison as one self-contained HTML file (without a file: ' +
           'to --out, else a new file in the temp folder), and say where',
       )
-      .option('--out <file>', 'where --html writes (implies --html)'),
+      .option('--out <file>', 'where --html writes (implies --html)')
+      .option(
+        '--share',
+        'also freeze this comparison in the lab (POST /reports) and print the link to it: a page that later ' +
+          'uploads do not change',
+      ),
   ).action((a: string, b: string, options) =>
     run(async () => (await import('./commands/compare.ts')).compareCommand(a, b, options, io, deps)),
   );

@@ -9,12 +9,13 @@ import {
   diskperfObservation,
   iostatObservation,
   type Observation,
+  type RunDescription,
 } from '../comparison/observations.ts';
 import { nativeInLabel } from '../labels.ts';
 import type { Format } from '../model.ts';
 import { termMatches, type Selector, type SelectorCandidate } from '../selectors.ts';
 import { unpackRows, type SeriesMeans } from '../store/packing.ts';
-import type { DiskperfCandidate, RunHead } from '../store/session.ts';
+import type { DiskperfCandidate, RunHead, StoredDescription } from '../store/session.ts';
 
 /** A candidate a selector read, and the observation it gives when it matches (built only then). */
 export interface Found {
@@ -59,8 +60,29 @@ export function selects(selector: Selector, candidate: SelectorCandidate, label:
 export const labelOfSeries = (series: { device: string; native: string }) =>
   series.device.slice(0, series.device.length - nativeInLabel(series.native).length - 1);
 
+/** What a run's META says of the run beside its figures, for the setups side by side. */
+export function descriptionOf(run: StoredDescription & { tags?: Record<string, string> }): RunDescription {
+  const meta = run.meta ?? {};
+  const version = [meta.os, meta.osRelease ?? meta.kernel].filter((p) => p !== undefined && p !== '').join(' ');
+  return {
+    ...(run.tags !== undefined ? { tags: run.tags } : {}),
+    ...(version !== '' ? { version } : {}),
+    ...(run.from !== undefined ? { from: run.from } : {}),
+    ...(run.to !== undefined ? { to: run.to } : {}),
+    ...(meta.command !== undefined ? { command: meta.command } : {}),
+    ...(run.source?.size !== undefined ? { objectSize: run.source.size } : {}),
+  };
+}
+
 export function diskperfFound(run: DiskperfCandidate): Found {
-  const facts = { label: run.label, platform: run.platform, host: run.host, context: run.context, meta: run.meta };
+  const facts = {
+    label: run.label,
+    platform: run.platform,
+    host: run.host,
+    context: run.context,
+    meta: run.meta,
+    about: descriptionOf(run),
+  };
   return {
     candidate: candidateOf(run.label, 'diskperf', run),
     observation: () => {
@@ -73,7 +95,8 @@ export function diskperfFound(run: DiskperfCandidate): Found {
 
 export function seriesFound(
   series: SeriesMeans,
-  head: Pick<RunHead, 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'reports'>,
+  head: Pick<RunHead, 'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'reports'> & StoredDescription,
+  about = descriptionOf(head),
 ): Found {
   const facts = {
     label: head.label,
@@ -81,6 +104,7 @@ export function seriesFound(
     platform: head.platform,
     host: head.host,
     context: head.context,
+    about,
   };
   return {
     candidate: candidateOf(series.device, 'iostat', head),

@@ -110,8 +110,8 @@ export async function stampedKey(
 
 /**
  * A digest of everything an answer is computed from: both sides' observations in
- * order (ids, formats, every value, sample counts, the facts the warnings read)
- * and the options. Equal digests, equal answers, so a cache of answers keyed by
+ * order (ids, formats, every value, sample counts, the facts the warnings read,
+ * what the setups side by side show) and the options. Equal digests, equal answers, so a cache of answers keyed by
  * it can never hand out one that its data no longer gives.
  */
 export function comparisonKey(
@@ -147,7 +147,7 @@ export function comparisonKey(
       text +=
         `\n${o.runId}\t${o.device}\t${o.label ?? ''}\t${o.native ?? ''}\t${o.format}` +
         `\t${o.platform ?? ''}\t${o.host ?? ''}\t${o.samples ?? ''}\t${o.sinceBootOnly === true}`;
-      text += `\t${JSON.stringify([o.context ?? null, o.setup ?? null, o.requestSizes ?? null])}`;
+      text += `\t${JSON.stringify([o.context ?? null, o.setup ?? null, o.requestSizes ?? null, o.about ?? null])}`;
       for (const [metric, v] of Object.entries(o.values)) {
         if (typeof v === 'number' || v === null) {
           text += `\t${metric} ${v === null ? 'null' : 1}`;

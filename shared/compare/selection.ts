@@ -61,7 +61,15 @@ import {
   type RunCandidate,
 } from '../store/session.ts';
 import type { ReadStore } from '../store/store.ts';
-import { candidateOf, diskperfFound, labelOfSeries, selects, seriesFound, type Found } from './candidates.ts';
+import {
+  candidateOf,
+  descriptionOf,
+  diskperfFound,
+  labelOfSeries,
+  selects,
+  seriesFound,
+  type Found,
+} from './candidates.ts';
 import { labelAndSeries, labelsOf, mayName, ReadLimitError } from './reach.ts';
 
 export { ReadLimitError } from './reach.ts';
@@ -114,7 +122,8 @@ async function candidatesOfRun(session: ReadSession, run: RunCandidate): Promise
       : await seriesItems(session.store, run.runId, MAX_CANDIDATES + 1);
   if (series.length > MAX_CANDIDATES)
     throw new ReadLimitError(`run ${run.runId} has more than ${MAX_CANDIDATES} series; add a device term`);
-  return series.map((s) => seriesFound(s, run));
+  const about = descriptionOf(run);
+  return series.map((s) => seriesFound(s, run, about));
 }
 
 /**

@@ -16,7 +16,16 @@ import {
   type MetricSpec,
 } from '../metrics.ts';
 import type { Format } from '../model.ts';
-import { LEVEL, RESOLVE, runModel, type Interval, type ModelResult, type Over, type PointPlan } from './model.ts';
+import {
+  LEVEL,
+  RESOLVE,
+  runModel,
+  type Interval,
+  type ModelResult,
+  type Over,
+  type PointPlan,
+  type SideSpread,
+} from './model.ts';
 import type { Observation } from './observations.ts';
 import { geomean, roundTo } from './statistics.ts';
 import {
@@ -28,7 +37,10 @@ import {
   pointName,
   RESOLUTION_STEPS,
 } from './format.ts';
+import { setupsOf, type Setups } from './setups.ts';
 import { comparabilityWarnings } from './warnings.ts';
+
+export type { SideSpread } from './model.ts';
 
 export interface ComparisonPoint {
   metric: Metric;
@@ -36,6 +48,8 @@ export interface ComparisonPoint {
   /** Each side's centre: the median of its runs, the geometric mean over its devices; as printed for one run. */
   a?: number;
   b?: number;
+  /** Each side's runs behind its centre: how many, the smallest and the largest run's value. */
+  spread?: { a: SideSpread; b: SideSpread };
   /** How many times better A is at this point. */
   ratio?: number;
   /** 95% interval of the ratio (not corrected for the many points). */
@@ -113,6 +127,8 @@ export interface Comparison {
   /** About how many runs (or devices) a side would tell a 5% difference apart, from the spread seen. */
   advice: { resolve: number; per: Over; count: number | null; note: string } | null;
   warnings: string[];
+  /** Each side's runs, one setup a run, and the setup fields that differ. */
+  setups: Setups;
   sentence: string;
 }
 
@@ -242,7 +258,10 @@ export function compareObservations(
   const significant = ci === null ? null : ci.low > 1 || ci.high < 1;
   const byMetric = metricRatios(model, labels);
 
-  warnings.push(...comparabilityWarnings(a, b), ...dataWarnings(rows, model, a, b));
+  warnings.push(...comparabilityWarnings(a, b));
+  // The across-formats warning and those of warnings.ts are about how the runs differ.
+  const setupWarnings = warnings.map((_, i) => i);
+  warnings.push(...dataWarnings(rows, model, a, b));
   warnings.push(...resolutionWarnings(paired));
 
   const ratio = model.ratio === null ? null : roundTo(model.ratio);
@@ -265,6 +284,7 @@ export function compareObservations(
     ...(model.uncertainty?.summary ? { p: roundTo(model.uncertainty.summary.p, 3) } : {}),
     advice: adviceOf(model),
     warnings,
+    setups: setupsOf(a, b, setupWarnings),
     sentence: '',
   };
   comparison.sentence = sentenceOf(comparison, labels, spec);
@@ -304,6 +324,7 @@ function pointRow(plan: PointPlan, j: number, model: ModelResult): ComparisonPoi
   if (plan.excluded !== undefined) row.excluded = plan.excluded;
   else {
     row.ratio = roundTo(plan.ratio!);
+    if (plan.spread) row.spread = { a: roundedSpread(plan.spread.a), b: roundedSpread(plan.spread.b) };
     const u = model.uncertainty?.byPoint.get(j);
     if (u) {
       row.ci = { low: roundTo(u.interval.low), high: roundTo(u.interval.high) };
@@ -316,6 +337,8 @@ function pointRow(plan: PointPlan, j: number, model: ModelResult): ComparisonPoi
   if (plan.notes.length > 0) row.notes = plan.notes;
   return row;
 }
+
+const roundedSpread = (s: SideSpread): SideSpread => ({ runs: s.runs, low: roundTo(s.low), high: roundTo(s.high) });
 
 function intervalOf(model: ModelResult): ComparisonInterval | null {
   const u = model.uncertainty;

@@ -2,4 +2,6 @@
 export * from './answer.ts';
 export * from './format.ts';
 export * from './observations.ts';
+export * from './setups.ts';
+export * from './table.ts';
 export { LEVEL, RESOLVE, type Interval, type Over } from './model.ts';

@@ -78,6 +78,19 @@ export interface PointPlan {
   notes: string[];
   /** Units measured 0 at this point, by side: said in a warning. */
   idle: { a: string[]; b: string[]; both: string[] };
+  /** Each side's runs behind its value, where the point has a ratio. */
+  spread?: { a: SideSpread; b: SideSpread };
+}
+
+/**
+ * The runs behind a side's value at a point: how many, and the smallest and
+ * largest of their values. A run's value is the geometric mean of the point's
+ * devices it measured (one device: its own value), as the centre is formed.
+ */
+export interface SideSpread {
+  runs: number;
+  low: number;
+  high: number;
 }
 
 export interface Interval {
@@ -294,7 +307,29 @@ function planPoint(column: Column, j: number, A: Side, B: Side, paired: boolean)
   plan.valueA = geomean(plan.a.map((u) => centre(A, u)));
   plan.valueB = geomean(plan.b.map((u) => centre(B, u)));
   plan.ratio = sign === 1 ? plan.valueA / plan.valueB : plan.valueB / plan.valueA;
+  plan.spread = { a: spreadOf(A, plan.a, j), b: spreadOf(B, plan.b, j) };
   return plan;
+}
+
+/**
+ * A side's runs at point j over these units: each run's value the geometric
+ * mean of the units it measured there (units of one iostat session share their
+ * runs; a class's units have runs of their own), then the fewest and most.
+ */
+function spreadOf(side: Side, units: readonly number[], j: number): SideSpread {
+  const J = side.centre[0]?.length ?? 0;
+  const byRun = new Map<string, number[]>();
+  for (const u of units)
+    side.units[u]!.runs.forEach((o, r) => {
+      const v = side.values[u]![r * J + j]!;
+      if (v !== v) return;
+      const values = byRun.get(o.runId);
+      if (values) values.push(v);
+      else byRun.set(o.runId, [v]);
+    });
+  // A run that measured 0 on one of the devices gives 0 (the mean of its logs is -Infinity).
+  const perRun = [...byRun.values()].map(geomean);
+  return { runs: perRun.length, low: Math.min(...perRun), high: Math.max(...perRun) };
 }
 
 /**

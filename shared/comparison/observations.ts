@@ -8,7 +8,8 @@
  * device of an iostat label (`sas10k/sda`). Runs are the replicates of a unit.
  * Besides the values, an observation carries what the comparability warnings
  * need: platform, host, the commands typed before the run, and for diskperf the
- * parameters it ran with.
+ * parameters it ran with; and what the run says of itself that only the
+ * setups side by side show (RunDescription: tags, OS, times, command line).
  */
 import type { DiskperfMetric, Metric } from '../metrics.ts';
 import type { Format, Platform } from '../model.ts';
@@ -39,6 +40,23 @@ export interface Observation {
   /** iostat: samples behind the means (a mean of one sample, or of the since-boot report, is weak). */
   samples?: number;
   sinceBootOnly?: boolean;
+  /** What its run says of itself beside the figures: shown side by side, never used by the statistics. */
+  about?: RunDescription;
+}
+
+/** What a run says of itself beside its figures (one object for every observation of the run). */
+export interface RunDescription {
+  tags?: Readonly<Record<string, string>>;
+  /** The OS and its release or kernel as the log prints them: `IRIX 6.5`, `Linux 5.15.0-91-generic`. */
+  version?: string;
+  /** The first sample's time, or when a diskperf run started (as stored: ISO 8601). */
+  from?: string;
+  /** The last sample's time (iostat). */
+  to?: string;
+  /** The iostat command line, when the log holds it (`iostat -xnz 5 2`). */
+  command?: string;
+  /** The uploaded object's size in bytes, when the store has it. */
+  objectSize?: number;
 }
 
 /** What a diskperf run's header says of how it ran, beside its table. */
@@ -55,6 +73,7 @@ export interface RunFacts {
   platform?: Platform;
   host?: string;
   context?: readonly string[];
+  about?: RunDescription;
 }
 
 function facts(run: RunFacts): Partial<Observation> {
@@ -63,6 +82,7 @@ function facts(run: RunFacts): Partial<Observation> {
     ...(run.platform !== undefined ? { platform: run.platform } : {}),
     ...(run.host !== undefined ? { host: run.host } : {}),
     ...(run.context !== undefined ? { context: run.context } : {}),
+    ...(run.about !== undefined ? { about: run.about } : {}),
   };
 }
 

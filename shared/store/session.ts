@@ -29,6 +29,27 @@ const SETUP_ATTRIBUTES = ['meta.parameters', 'meta.fileSizeBytes', 'meta.testTyp
 export type StoredSetup = { meta?: Pick<DiskperfMeta, 'parameters' | 'fileSizeBytes' | 'testType' | 'requestSizes'> };
 
 /**
+ * What a comparison shows of a run beside its figures (its setups side by side):
+ * the OS as the log prints it, the samples' times, the iostat command line and
+ * the uploaded object's size. A few small attributes of the META read anyway.
+ */
+const DESCRIPTION_ATTRIBUTES = [
+  'from',
+  'to',
+  'source.size',
+  'meta.os',
+  'meta.osRelease',
+  'meta.kernel',
+  'meta.command',
+] as const;
+export interface StoredDescription {
+  from?: string;
+  to?: string;
+  source?: { size?: number };
+  meta?: { os?: string; osRelease?: string; kernel?: string; command?: string };
+}
+
+/**
  * What a selector reads of a byDevice entry: what builds its observation and
  * the facts beside it, and what terms are checked on. A run's other metadata,
  * source and warnings stay behind: read units are the same, the answer and its
@@ -53,12 +74,14 @@ export const CANDIDATE_ATTRIBUTES = [
   'reports',
   'summary',
   ...SETUP_ATTRIBUTES,
+  ...DESCRIPTION_ATTRIBUTES,
 ];
 export type DiskperfCandidate = Pick<
   DiskperfRunItem,
   'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'
 > &
-  StoredSetup;
+  StoredSetup &
+  StoredDescription;
 export type IostatRunCandidate = Pick<
   IostatRunItem,
   | 'type'
@@ -72,7 +95,8 @@ export type IostatRunCandidate = Pick<
   | 'seriesMeans'
   | 'seriesCount'
   | 'reports'
->;
+> &
+  StoredDescription;
 export type CandidateItem =
   | (DiskperfCandidate & Pick<DiskperfRunItem, 'type' | 'format'>)
   | IostatRunCandidate
@@ -93,10 +117,11 @@ export const RUN_CANDIDATE_ATTRIBUTES = [
   'seriesCount',
   'reports',
   ...SETUP_ATTRIBUTES,
+  ...DESCRIPTION_ATTRIBUTES,
 ] as const;
 export type RunCandidate =
   | (DiskperfCandidate & Pick<DiskperfRunItem, 'format'>)
-  | Pick<
+  | (Pick<
       IostatRunItem,
       | 'runId'
       | 'format'
@@ -108,7 +133,8 @@ export type RunCandidate =
       | 'seriesMeans'
       | 'seriesCount'
       | 'reports'
-    >;
+    > &
+      StoredDescription);
 
 /** What a selector reads of a byTag entry: what it can check before the run is read. */
 export const TAG_ENTRY_ATTRIBUTES = ['runId', 'format', 'label', 'host', 'tags'] as const;
@@ -130,6 +156,8 @@ export interface RunHead {
   from?: string;
   to?: string;
   reports?: number;
+  /** The OS and iostat command line, for a comparison's setups. */
+  meta?: StoredDescription['meta'];
 }
 
 export const HEAD_ATTRIBUTES = [
@@ -146,6 +174,10 @@ export const HEAD_ATTRIBUTES = [
   'from',
   'to',
   'reports',
+  'meta.os',
+  'meta.osRelease',
+  'meta.kernel',
+  'meta.command',
 ] as const;
 
 /**

@@ -84,7 +84,7 @@ describe('with no flag, the CLI talks to the lab npm start runs in this folder',
     expect(table.code, explain(table)).toBe(0);
     expect(usingLines(table.stderr)).toEqual([announced]);
     // The demo's x4100 log: c0t0d0 writes 6028.7 ops/s at maxcontig 1 against 84.9 at 32.
-    expect(table.stdout).toMatch(/^write_iops +6028\.7 +84\.9 +71\.0x$/m);
+    expect(table.stdout).toMatch(/^write_iops +6028\.7 +1 +84\.9 +1 +71\.0x$/m);
     expect(html.code, explain(html)).toBe(0);
     expect(usingLines(html.stderr)).toEqual([announced]);
     expect(html.stderr).toContain('wrote report.html');

@@ -173,8 +173,13 @@ describe('compare', () => {
   };
   const x = (r: number) => `${formatRatio(r)}x`;
   const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  /** The sentence: the last of the notes, just above the runs' setups. */
+  const sentenceOf = (out: string) => {
+    const lines = out.split('\n');
+    return lines[lines.findIndex((l) => l.startsWith('setups (')) - 2];
+  };
 
-  it('one run a side (scsi2sd_redux vs scsi2sd_10M_Sync): 1.90x, values as given, per-metric geomeans, no interval and why, the advice to run twice, the sentence last', async () => {
+  it('one run a side (scsi2sd_redux vs scsi2sd_10M_Sync): 1.90x, values as given, per-metric geomeans, no interval and why, the advice to run twice, the sentence, then the setups', async () => {
     const { code, out, err } = await run(
       'compare',
       'device=scsi2sd_redux',
@@ -198,23 +203,27 @@ describe('compare', () => {
     ]);
     const table = tableOf(out);
     // No interval: no interval column, no p, no `~`.
-    expect(table[0]).toBe('metric  req_size  A MB/s  B MB/s  ratio');
+    expect(table[0]).toBe('metric  req size (bytes)  A MB/s  n A  B MB/s  n B  ratio  note');
     expect(table.join('\n')).not.toMatch(/[[~]/);
     // One row per paired point, the values as the API gives them (5, not 5.00; 4.5, not 4.50).
     expect(table.filter((l) => /^(fwd|bwd|rnd)_(wt|rd)\s+\d+\s/.test(l))).toHaveLength(54);
-    expect(table).toContain('fwd_wt    131072       5    4.48  1.12x');
-    expect(table).toContain('fwd_wt   1048576    5.73     4.5  1.27x');
-    expect(table).toContain(`fwd_wt   geomean                  1.53x  9 points, 1.12x-2.25x`);
-    expect(table.at(-1)).toBe(`all      geomean                  1.90x  54 points, 1.11x-4.41x; ${redux.ciNote}`);
+    expect(table).toContain('fwd_wt            131072       5    1    4.48    1  1.12x');
+    expect(table).toContain('fwd_wt           1048576    5.73    1     4.5    1  1.27x');
+    // A geomean row: each side's geometric mean over the metric's points, their ratio the metric's.
+    expect(table).toContain(`fwd_wt           geomean   4.031        2.635       1.53x  9 points, 1.12x-2.25x`);
+    expect(table.at(-1)).toBe(
+      `all              geomean   3.564        1.872       1.90x  54 points, 1.11x-4.41x; ${redux.ciNote}`,
+    );
     expect(redux.ciNote).toMatch(/^no interval: it needs at least 2 runs on each side \(A has 1 run, B has 1 run\)/);
     expect(out).toContain('excluded (12 points):');
     expect(out).toContain('\n  fwd_wt at 2097152: missing on B (A 5.54 MB/s)\n');
     expect(out).not.toContain('notes:');
     expect(out).toContain(`\nruns needed: ${redux.advice!.note}\n`);
     expect(redux.advice!.note).toMatch(/^run each device at least twice on each side/);
-    expect(out).toContain('\n  rnd_rd  MB/s, higher is better  scsi2sd_redux is 2.68x scsi2sd_10M_Sync\n');
-    expect(lines.at(-1)).toBe('scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points, 1.11x-4.41x)');
-    expect(lines.at(-1)).toBe(redux.sentence);
+    expect(out).toContain('\nrnd_rd (MB/s, higher is better): scsi2sd_redux is 2.68x scsi2sd_10M_Sync\n');
+    expect(sentenceOf(out)).toBe('scsi2sd_redux is 1.90x scsi2sd_10M_Sync on all (54 points, 1.11x-4.41x)');
+    expect(sentenceOf(out)).toBe(redux.sentence);
+    expect(out).toContain('\nsetups (2 runs; the runs share every setup field):\n');
   });
 
   it('4 runs a side: every ratio with its interval, the geomeans with theirs, the summary naming what the interval is over, how many runs would resolve 5%', async () => {
@@ -223,38 +232,50 @@ describe('compare', () => {
     expect(runs4.ci!.label).toBe('95% interval over 4 runs a side');
     expect(runs4.significant).toBe(true);
     const table = tableOf(out);
-    expect(table[0]).toMatch(/^metric {2}req_size {2}A MB\/s {2}B MB\/s {2}ratio \[95% interval\] +p$/);
-    expect(out).toContain(
-      "\n[low-high]: the ratio's 95% interval (each row on its own); p: Holm-corrected over the points\n",
+    expect(table[0]).toMatch(
+      /^metric {2}req size \(bytes\) {2}A MB\/s {2}A spread {2}n A {2}B MB\/s {2}B spread {2}n B {2}ratio {2}95% interval +p {2}~ {2}note$/,
     );
-    // Each point: A and B as given (medians of 4 runs), the ratio and its interval, p; all significant, so no `~`.
+    expect(out).toContain(
+      "\ninterval: the ratio's 95% interval (each row on its own); p: Holm-corrected over the points\n",
+    );
+    expect(out).toContain(
+      '\nspread: the farthest run from the centre (the median of the runs), in percent of it; n: runs\n',
+    );
+    // Each point: A and B as given (medians of 4 runs), their spreads and runs, the ratio and its interval, p;
+    // all significant, so no `~`.
     const points = runs4.rows.filter((r) => r.ratio !== undefined);
     expect(points).toHaveLength(54);
     for (const p of points) {
       const line = table.find((l) => l.startsWith(`${p.metric} `) && l.split(/\s+/)[1] === String(p.req_size))!;
-      expect(line.split(/\s+/).slice(2, 4)).toEqual([String(p.a), String(p.b)]);
-      expect(line).toContain(`${x(p.ratio!)} [${x(p.ci!.low)}-${x(p.ci!.high)}]`);
+      const cells = line.split(/\s+/);
+      expect([cells[2], cells[4], cells[5], cells[7]]).toEqual([String(p.a), '4', String(p.b), '4']);
+      expect(cells[3]).toMatch(/^±[\d.]+%$/);
+      expect(line).toMatch(new RegExp(`${esc(x(p.ratio!))} {2}${esc(`[${x(p.ci!.low)}-${x(p.ci!.high)}]`)}`));
       expect(p.significant).toBe(true);
     }
     // The columns line up: values right-aligned under their headers, the interval after the ratio.
     expect(table).toContainEqual(
-      expect.stringMatching(/^fwd_wt {6}4096 {3}2\.855 {3}1\.255 {2}2\.27x \[\d\.\d\dx-\d\.\d\dx\] +<0\.001$/),
+      expect.stringMatching(
+        /^fwd_wt {14}4096 {3}2\.855 {5}±3\.7% {4}4 {3}1\.255 {5}±4\.4% {4}4 {2}2\.27x {2}\[\d\.\d\dx-\d\.\d\dx\] {2}<0\.001$/,
+      ),
     );
-    expect(table.join('\n')).not.toMatch(/[~±]/);
+    expect(table.slice(1).join('\n')).not.toMatch(/~/);
     const m = runs4.byMetric.fwd_wt!;
     expect(table.find((l) => /^fwd_wt\s+geomean/.test(l))).toMatch(
       new RegExp(
-        `^fwd_wt {3}geomean {18}${esc(x(m.ratio))} \\[${esc(x(m.ci!.low))}-${esc(x(m.ci!.high))}\\] +<0\\.001  9 points, ${esc(x(m.min))}-${esc(x(m.max))}$`,
+        `^fwd_wt +geomean +[\\d.]+ +[\\d.]+ +${esc(x(m.ratio))} {2}\\[${esc(x(m.ci!.low))}-${esc(x(m.ci!.high))}\\] +<0\\.001 +9 points, ${esc(x(m.min))}-${esc(x(m.max))}$`,
       ),
     );
     const ci = `${x(runs4.ratio!)} [${x(runs4.ci!.low)}-${x(runs4.ci!.high)}]`;
     expect(table.at(-1)).toMatch(
-      new RegExp(`^all {6}geomean {18}${esc(ci)} +54 points, 1\\.12x-4\\.45x; 95% interval over 4 runs a side$`),
+      new RegExp(
+        `^all +geomean +[\\d.]+ +[\\d.]+ +${esc(x(runs4.ratio!))} {2}${esc(`[${x(runs4.ci!.low)}-${x(runs4.ci!.high)}]`)} +<0\\.001 +54 points, 1\\.12x-4\\.45x; 95% interval over 4 runs a side$`,
+      ),
     );
     expect(out).toContain(
       `\nruns needed: from the spread seen, about ${runs4.advice!.count} runs a side would tell a 5% difference apart (an interval of about ±5%)\n`,
     );
-    expect(out.split('\n').at(-1)).toBe(
+    expect(sentenceOf(out)).toBe(
       `scsi2sd_redux is 1.92x scsi2sd_10M_Sync on all (54 points, 1.12x-4.45x): ${ci}, 95% interval over 4 runs a side`,
     );
   });
@@ -264,22 +285,22 @@ describe('compare', () => {
     const { code, out } = await run('compare', 'tuned', 'stock', '--metric', 'all', '--api', api.url);
     expect(code).toBe(0);
     const table = tableOf(out);
-    expect(table[0]).toMatch(/^metric +A +B {2}unit +ratio \[95% interval\] +p$/);
+    expect(table[0]).toMatch(/^metric +unit +A +A spread +n A +B +B spread +n B +ratio +95% interval +p {2}~ {2}note$/);
     for (const p of same.rows) {
       expect(p.significant).toBe(false);
       expect(table.find((l) => l.startsWith(`${p.metric} `))).toMatch(
         new RegExp(
-          `^${p.metric}\\s+${esc(String(p.a))}\\s+${esc(String(p.b))}\\s+\\S+\\s+${esc(x(p.ratio!))} \\[${esc(x(p.ci!.low))}-${esc(x(p.ci!.high))}\\] ~\\s+${esc(String(p.p))}$`,
+          `^${p.metric}\\s+\\S+\\s+${esc(String(p.a))}\\s+\\S+\\s+2\\s+${esc(String(p.b))}\\s+\\S+\\s+2\\s+${esc(x(p.ratio!))} {2}\\[${esc(x(p.ci!.low))}-${esc(x(p.ci!.high))}\\]\\s+${esc(String(p.p))} {2}~$`,
         ),
       );
     }
     expect(table.at(-1)).toMatch(
-      /^geomean\s+\d\.\d\dx \[\d\.\d\dx-\d\.\d\dx\] ~\s+2 points, \S+; 95% interval over 2 runs a side$/,
+      /^geomean\s+\d\.\d\dx {2}\[\d\.\d\dx-\d\.\d\dx\] +[\d.]+ {2}~ {2}2 points, \S+; 95% interval over 2 runs a side$/,
     );
     expect(out).toContain('~: not significant (p >= 0.05)');
     expect(out).not.toContain('excluded');
-    expect(out).toMatch(/^ {2}service_ms +ms, lower is better +\S+ is \d\.\d\dx \S+ \(~ not significant\)$/m);
-    expect(out.split('\n').at(-1)).toMatch(
+    expect(out).toMatch(/^service_ms \(ms, lower is better\): \S+ is \d\.\d\dx \S+ \(~ not significant\)$/m);
+    expect(sentenceOf(out)).toMatch(
       /^~ no significant difference between tuned and stock on all: \d\.\d\dx \[[\d.]+x-[\d.]+x\], 95% interval over 2 runs a side \(2 points\)$/,
     );
   });
@@ -289,22 +310,22 @@ describe('compare', () => {
     expect(code).toBe(0);
     expect(formatRatio(hdd.ratio)).toBe('0.39');
     const table = tableOf(out);
-    expect(table.at(-1)).toMatch(/^all\s+geomean\s+0\.39x {2}65 points, 0\.02x-18\.0x; no interval/);
-    expect(out).toContain('\n  fwd_wt  MB/s, higher is better  300G_10K_SGI_Indy is 3.45x scsi2sd_redux\n');
+    expect(table.at(-1)).toMatch(/^all\s+geomean\s+[\d.]+\s+[\d.]+\s+0\.39x {2}65 points, 0\.02x-18\.0x; no interval/);
+    expect(out).toContain('\nfwd_wt (MB/s, higher is better): 300G_10K_SGI_Indy is 3.45x scsi2sd_redux\n');
     // rnd_wt at 4096: 0.18 against 0.01 MB/s, the ratio is mostly rounding.
     expect(hdd.rows.find((r) => r.metric === 'rnd_wt' && r.req_size === 4096)).toMatchObject({
       a: 0.18,
       b: 0.01,
       nearResolution: true,
     });
-    expect(table).toContain('rnd_wt      4096    0.18    0.01  18.0x  (a)');
+    expect(table).toContain('rnd_wt              4096    0.18    1    0.01    1  18.0x  (a)');
     expect(table.filter((l) => l.includes('(a)'))).toHaveLength(1);
     expect(out).toContain(
       '\n\n(a) a side is under 0.05 MB/s (5 printing steps of 0.01): the ratio is mostly rounding\n',
     );
     expect(out).toContain('\n  rnd_wt at 8192: zero on B (A 0.34, B 0 MB/s)\n');
     expect(out).toContain(`\nnotes:\n  [1] ${hdd.warnings[0]}\n  [2] ${hdd.warnings[1]}\n`);
-    expect(out.split('\n').at(-1)).toBe('300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, 0.06x-50.1x)');
+    expect(sentenceOf(out)).toBe('300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, 0.06x-50.1x)');
   });
 
   it('devices paired disk with disk: says so, and footnotes the idle disk left out of each point', async () => {
