@@ -24,6 +24,19 @@ import { $, el, row } from './dom.ts';
 
 interface Embedded {
   comparison?: Comparison;
+  /** A frozen report (POST /reports): which one, when it was frozen, and what was asked. */
+  frozen?: { id: string; createdAt: string; query: { a: string; b: string; metric: string } };
+}
+
+/** Over a frozen report: it shows the lab as it was, not as it is. */
+function frozenNote(frozen: NonNullable<Embedded['frozen']>): HTMLElement {
+  const { id, createdAt, query } = frozen;
+  const asked = `A ${query.a}, B ${query.b}, metric ${query.metric}`;
+  return el(
+    'p',
+    { id: 'frozen' },
+    `Frozen report ${id}, made ${createdAt} (${asked}): later uploads do not change it.`,
+  );
 }
 
 /**
@@ -143,7 +156,7 @@ async function compareFromForm(): Promise<void> {
   try {
     const comparison = await getJson<Comparison>(`compare?${query}`, request.signal);
     if (request === inFlight) {
-      renderComparison(comparison);
+      renderComparison(comparison, getJson);
       setState('compared');
     }
   } catch (error) {
@@ -199,6 +212,7 @@ function start(): void {
   const embedded = window.__BENCHDROP__;
   if (embedded) {
     // A report written by `benchdrop compare --html`: everything is in the page.
+    if (embedded.frozen) $('main').prepend(frozenNote(embedded.frozen));
     if (embedded.comparison) {
       renderComparison(embedded.comparison);
       document.body.dataset['state'] = 'compared';

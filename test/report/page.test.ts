@@ -1,6 +1,6 @@
 /**
  * The report page in a real headless browser (Debian's chromium, driven by
- * playwright-core): served by the local lab, it starts from the lab's own labels
+ * playwright-core; browser.ts): served by the local lab, it starts from the lab's own labels
  * (an empty lab shows how to upload, with no error and no demo names; once logs
  * are in, two of their labels are compared), says it is loading while a request
  * is out and shows the API's message when one fails; every control has a name
@@ -8,18 +8,18 @@
  * draws the chart and shows 1.90 with why there is no interval; a comparison of 4
  * runs a side shows its interval's label, `~`, the advice and the warnings; the
  * self-contained file from `compare --html` shows a comparison without a server,
- * the faster side named first, and its iostat bars drawn from 1x (down for
+ * the faster side named first, and its iostat bars drawn from 1x (left for
  * 0.2x); the lab's device labels are offered in the selector fields, the first
- * 1,000 of a lab that holds more with a note saying so. Screenshots go to a temp
- * folder.
+ * 1,000 of a lab that holds more with a note saying so. Screenshots are kept in
+ * the artifacts folder (browser.ts); states.test.ts takes every state at both widths.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../harness/quiet.ts';
 import { LAB_CREDENTIALS } from '../../shared/config.ts';
@@ -28,33 +28,20 @@ import { reportHtml } from '../../report/build.ts';
 import type { DevicesPage } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import { compareObservations, type Comparison, type Observation } from '../../shared/compare.ts';
+import { comparisonTable } from '../../shared/comparison/table.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { MAX_PAGE } from '../../shared/store/pages.ts';
 import { deviceItem } from '../../shared/store/items.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-// As the machine's probe runs it: no sandbox as root, and no background traffic to hosts it cannot reach.
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { drawnBars, keepScreenshot, launchChromium } from './browser.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'benchdrop-report-'));
 let lab: Lab;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
   lab = await startLab({ dataDir: join(dir, 'lab'), fresh: true, s3Port: 0, apiPort: 0, log: () => {} });
   await lab.idle();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -62,12 +49,6 @@ afterAll(async () => {
   await lab?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** Where the bar chart says it drew each bar (canvas pixels), and where 1x is. */
-interface DrawnBars {
-  one: number;
-  bars: { metric: string; top: number; bottom: number }[];
-}
 
 async function api<T = Comparison>(path: string): Promise<T> {
   return (await (await fetch(`${lab.endpoints.apiUrl}${path}`)).json()) as T;
@@ -98,19 +79,22 @@ describe('the report page', () => {
     );
     expect(await page.textContent('#advice')).toMatch(/^runs needed: run each device at least twice on each side/);
     const redux = await api('/compare?a=scsi2sd_redux&b=scsi2sd_10M_Sync');
-    expect(await page.locator('#warnings li').allTextContents()).toEqual(redux.warnings);
+    expect(await page.locator('#warnings li .warning-text').allTextContents()).toEqual(redux.warnings);
     expect(await page.isVisible('#warnings-title')).toBe(redux.warnings.length > 0);
-    // Per metric: 6 rows, each naming the better side; no interval, so no p or ~ columns.
-    expect(await page.locator('#metrics tr').count()).toBe(6);
-    expect(await page.locator('#metrics tr[data-metric="fwd_rd"] td').last().textContent()).toMatch(
-      /^fwd_rd \(sequential forward read; MB\/s, higher is better\): scsi2sd_redux is 2\.56x scsi2sd_10M_Sync/,
+    // The table: a geomean row per metric (fwd_rd's 2.56x among them), no interval, so no p or ~ columns.
+    const table = comparisonTable(redux);
+    expect(await page.locator('#comparison-table tr.geomean').count()).toBe(6);
+    expect(await page.locator('#comparison-table tr.geomean[data-metric="fwd_rd"] td').allTextContents()).toContain(
+      '2.56x',
     );
-    expect(await page.isVisible('#metrics-table th:nth-child(4)')).toBe(false);
+    expect(await page.locator('#comparison-table thead th').allTextContents()).toEqual(table.columns);
+    expect(table.columns).not.toContain('p');
     // uPlot draws on canvases: one for the ratio chart, one for the absolute curves.
     expect(await page.locator('#ratio-chart canvas').count()).toBe(1);
     expect(await page.locator('#abs-chart canvas').count()).toBe(1);
-    expect(await page.locator('#ratio-chart .u-legend').textContent()).toMatch(/fwd_wt.*summary 1\.90x/s);
-    expect(await page.locator('#points tr').count()).toBe(54);
+    expect(await page.locator('#ratio-chart .u-legend').textContent()).toMatch(/fwd_wt 1\.53x.*summary 1\.90x/s);
+    expect(await page.locator('#ratio-chart .u-legend').textContent()).not.toContain('--');
+    expect(await page.locator('#comparison-table tr.point').count()).toBe(54);
     await page.locator('#uploads tr').nth(3).waitFor();
     expect(await page.locator('#uploads tr[data-status="ready"]').count()).toBe(4);
     expect(await page.textContent('#uploads-status')).toBe('4 uploads');
@@ -126,21 +110,20 @@ describe('the report page', () => {
     expect(await page.textContent('#devices-note')).toBe(
       `${labels.length} device labels in this lab, offered as you type a selector`,
     );
-    const shot = join(dir, 'report.png');
-    await page.screenshot({ path: shot, fullPage: true });
+    const shot = await keepScreenshot(page, 'page-redux');
     expect(statSync(shot).size).toBeGreaterThan(20_000);
 
-    // Another comparison from the form: an iostat metric draws a bar, up from 1x for the 71.0x of c0t0d0.
+    // Another comparison from the form: an iostat metric draws a bar, right of 1x for the 71.0x of c0t0d0.
     await page.fill('#a', 'x4100/c0t0d0,context~tunefs -a 1 /opt');
     await page.fill('#b', 'x4100/c0t0d0,context~tunefs -a 32 /opt');
     await page.selectOption('#metric', 'write_iops');
     await page.click('button[type=submit]');
     await page.locator('#ratio', { hasText: '71.0x' }).waitFor();
     expect(await page.locator('#bar-chart canvas').count()).toBe(1);
-    const up = JSON.parse((await page.getAttribute('#bar-chart', 'data-bars'))!) as DrawnBars;
-    expect(up.bars).toHaveLength(1);
-    expect(up.bars[0]!.bottom).toBeCloseTo(up.one, 0);
-    expect(up.bars[0]!.top).toBeLessThan(up.one - 50);
+    const right = await drawnBars(page, '#bar-chart');
+    expect(right.bars).toHaveLength(1);
+    expect(Math.abs(right.bars[0]!.left - right.one)).toBeLessThanOrEqual(1);
+    expect(right.bars[0]!.right).toBeGreaterThan(right.one + 50);
 
     // 4 runs of each disk: an interval over runs, nothing significant (~), advice and the warnings.
     const query = { a: 'x4100/c0t0d0', b: 'x4100/c0t1d0', metric: 'all' };
@@ -163,24 +146,22 @@ describe('the report page', () => {
     expect(expected.advice!.note).toMatch(
       /^from the spread seen, about \d+ runs a side would tell a 5% difference apart/,
     );
-    expect(await page.locator('#warnings li').allTextContents()).toEqual(expected.warnings);
+    expect(await page.locator('#warnings li .warning-text').allTextContents()).toEqual(expected.warnings);
     expect(expected.warnings.some((w) => w.startsWith('A mixes 4 workloads'))).toBe(true);
     expect(await page.isVisible('#warnings-title')).toBe(true);
-    // Every metric and point here is not significant: each row carries its ~, its interval and its p.
-    const metricRows = page.locator('#metrics tr');
-    expect(await metricRows.count()).toBe(Object.keys(expected.byMetric).length);
-    for (const row of await metricRows.all()) {
-      const cells = await row.locator('td').allTextContents();
-      expect(cells[4]).toBe('~');
-      expect(cells[2]).toMatch(/^\[[\d.]+x-[\d.]+x\]$/);
-      expect(cells[3]).toMatch(/^[\d.]+$/);
+    // Every point here is not significant: each row carries its ~, its interval and its p.
+    const columns = comparisonTable(expected).columns;
+    const pointRows = page.locator('#comparison-table tr.point');
+    expect(await pointRows.count()).toBe(expected.rows.filter((r) => r.ratio !== undefined).length);
+    for (const row of await pointRows.all()) {
+      const cells = await row.locator('th, td').allTextContents();
+      expect(cells[columns.indexOf('~')]).toBe('~');
+      expect(cells[columns.indexOf('95% interval')]).toMatch(/^\[[\d.]+x-[\d.]+x\]$/);
+      expect(cells[columns.indexOf('p')]).toMatch(/^[\d.]+$/);
     }
-    expect(await page.locator('#points tr.insignificant').count()).toBe(
-      expected.rows.filter((r) => r.significant === false).length,
-    );
-    expect(await page.textContent('#points-title')).toMatch(/^points \(3; 3 not significant, marked ~\)$/);
+    expect(await page.locator('#comparison-table tr.point.insignificant').count()).toBe(3);
     expect(await page.getAttribute('#bar-chart', 'aria-label')).toMatch(/write_iops [\d.]+x \[[\d.]+x-[\d.]+x\] ~/);
-    await page.screenshot({ path: join(dir, 'report-runs.png'), fullPage: true });
+    await keepScreenshot(page, 'page-runs');
 
     // Nothing leaves the machine: every request goes to the lab itself.
     expect(requests.every((u) => u.startsWith(lab.endpoints.apiUrl))).toBe(true);
@@ -344,34 +325,27 @@ describe('the report page', () => {
     expect(await page.textContent('#sentence')).toBe(
       '300G_10K_SGI_Indy is 2.56x scsi2sd_redux on all (65 points, 0.06x-50.1x)',
     );
-    expect(await page.locator('#warnings li').allTextContents()).toEqual(comparison.warnings);
+    expect(await page.locator('#warnings li .warning-text').allTextContents()).toEqual(comparison.warnings);
     expect(comparison.warnings).toContainEqual(
       expect.stringMatching(/^1 point\(s\) within 5 printing steps of 0 \(rnd_wt at 4096: A 0\.18, B 0\.01 MB\/s\)/),
     );
-    // The point near 0 (0.18 against 0.01 MB/s) says its ratio is mostly rounding.
-    const near = page.locator('#points tr.near-resolution');
-    expect(await near.count()).toBe(1);
-    expect(await near.locator('td').allTextContents()).toEqual([
-      'rnd_wt',
-      '4096',
-      '0.18',
-      '0.01',
-      '18.0x',
-      '',
-      '',
-      '',
-      'a side is within 5 printing steps of 0: the ratio is mostly rounding',
-    ]);
+    // The point near 0 (0.18 against 0.01 MB/s) is marked, its mark a link to the note saying it is mostly rounding.
+    const near = page.locator('#comparison-table tr.point[data-metric="rnd_wt"][data-req-size="4096"]');
+    expect(await near.locator('th, td').allTextContents()).toEqual(expect.arrayContaining(['0.18', '0.01', '18.0x']));
+    const mark = near.locator('a.mark');
+    expect(await mark.count()).toBe(1);
+    const note = page.locator((await mark.getAttribute('href'))!);
+    expect(await note.textContent()).toMatch(/^\(a\) a side is under 0\.05 MB\/s .*the ratio is mostly rounding$/);
     // The comparison alone: no form, no loading, empty or uploads parts.
     for (const part of ['#controls', '#status', '#empty', '#uploads-section', '#uploads'])
       expect(await page.locator(part).count()).toBe(0);
     expect(await page.getAttribute('main', 'aria-busy')).toBe('false');
     expect(requests).toEqual([pathToFileURL(file).href]);
-    await page.screenshot({ path: join(dir, 'offline.png') });
+    await keepScreenshot(page, 'page-offline');
     await page.close();
   }, 30_000);
 
-  it('iostat bars start at 1x on a log axis: 0.2x goes down, 2x goes up, each with its value; ~ where not significant', async () => {
+  it('iostat bars start at 1x on a log axis: 0.2x goes left, 2x goes right, each with its value; ~ where not significant', async () => {
     // 3 runs a side of one disk: reads 5 times slower on A, writes twice as fast, service times the same but for noise.
     const series = (side: string, run: number, values: Observation['values']): Observation => ({
       runId: `${side}-${run}`,
@@ -397,26 +371,33 @@ describe('the report page', () => {
     const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } });
     await page.goto(pathToFileURL(file).href);
     await page.waitForSelector('body[data-state="compared"]');
-    const drawn = JSON.parse((await page.getAttribute('#bar-chart', 'data-bars'))!) as DrawnBars;
+    const drawn = await drawnBars(page, '#bar-chart');
     const bar = (metric: string) => drawn.bars.find((d) => d.metric === metric)!;
-    // Canvas y grows downwards: a bar under 1x has its top at 1x, one over 1x its bottom.
-    expect(bar('read_iops').top).toBeCloseTo(drawn.one, 0);
-    expect(bar('read_iops').bottom).toBeGreaterThan(drawn.one + 40);
-    expect(bar('write_iops').bottom).toBeCloseTo(drawn.one, 0);
-    expect(bar('write_iops').top).toBeLessThan(drawn.one - 20);
+    // Horizontal bars from 1x: one under 1x (B better) ends at 1x on its right, one over 1x starts there.
+    expect(Math.abs(bar('read_iops').right - drawn.one)).toBeLessThanOrEqual(1);
+    expect(bar('read_iops').left).toBeLessThan(drawn.one - 40);
+    expect(Math.abs(bar('write_iops').left - drawn.one)).toBeLessThanOrEqual(1);
+    expect(bar('write_iops').right).toBeGreaterThan(drawn.one + 20);
     // On a log axis 0.2x reaches further from 1x than 2x does (log 5 against log 2).
-    expect(bar('read_iops').bottom - drawn.one).toBeGreaterThan((drawn.one - bar('write_iops').top) * 2);
+    expect(drawn.one - bar('read_iops').left).toBeGreaterThan((bar('write_iops').right - drawn.one) * 2);
+    // In the order compared, top to bottom.
+    const byTop = drawn.bars.map((b) => b.metric).sort((x, y) => bar(x).top - bar(y).top);
+    expect(byTop).toEqual(comparison.metrics.filter((m) => byTop.includes(m)));
     expect(await page.getAttribute('#bar-chart', 'aria-label')).toMatch(
-      /^bars from 1x \(no difference\), up where tuned is better, down where stock is: read_iops 0\.20x \[[\d.]+x-[\d.]+x\], write_iops 2\.00x \[[\d.]+x-[\d.]+x\], service_ms [\d.]+x \[[\d.]+x-[\d.]+x\] ~$/,
+      /^bars from 1x \(no difference\), right where A tuned is better, left where B stock is: read_iops 0\.20x \[[\d.]+x-[\d.]+x\] \(A 20\.0, B 100 ops\/s\), write_iops 2\.00x \[[\d.]+x-[\d.]+x\] \(A 200, B 100 ops\/s\), service_ms [\d.]+x \[[\d.]+x-[\d.]+x\] ~ \(A 5\.00, B 5\.00 ms\)$/,
     );
-    expect(await page.locator('#metrics tr[data-metric="service_ms"] td').nth(4).textContent()).toBe('~');
-    expect(await page.locator('#metrics tr[data-metric="read_iops"] td').nth(4).textContent()).toBe('');
+    const tilde = comparisonTable(comparison).columns.indexOf('~');
+    const cells = (metric: string) => page.locator(`#comparison-table tr.point[data-metric="${metric}"] :is(th, td)`);
+    expect(await cells('service_ms').nth(tilde).textContent()).toBe('~');
+    expect(await cells('read_iops').nth(tilde).textContent()).toBe('');
+    // No load metric compared: no load chart.
+    expect(await page.locator('#load-chart canvas').count()).toBe(0);
     expect(await page.textContent('#interval')).toMatch(/^95% interval over 3 runs a side: A\/B \[/);
     expect(await page.textContent('#paired')).toBe(
       'devices paired disk with disk: each device of A with the device of the same name on B',
     );
     expect(await page.textContent('#sentence')).toBe(comparison.sentence);
-    await page.screenshot({ path: join(dir, 'bars.png') });
+    await keepScreenshot(page, 'page-bars');
     await page.close();
   }, 30_000);
   it('a lab of more labels than one page: the first 1,000 offered, and a note saying there are more and how to reach them', async () => {
@@ -493,7 +474,7 @@ describe('the report page of an empty lab', () => {
     expect(await page.locator('body').innerText()).not.toMatch(/scsi2sd|300G|SGI_Indy|x4100/);
     await page.locator('#uploads-status', { hasText: 'no uploads yet' }).waitFor();
     expect(compares).toEqual([]);
-    await page.screenshot({ path: join(dir, 'empty.png'), fullPage: true });
+    await keepScreenshot(page, 'page-empty');
 
     // Two logs uploaded under labels of their own; the button, from the keyboard, looks again.
     const s3 = createS3Client({
