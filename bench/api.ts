@@ -67,7 +67,7 @@ import type { DiskperfRun, IostatRun } from '../shared/model.ts';
 import { parseStream, parseText } from '../shared/parsers/index.ts';
 import { prng } from '../shared/comparison/statistics.ts';
 import { BatchWriter } from '../shared/store/batch.ts';
-import { CHUNK_SAMPLES, runId } from '../shared/store/keys.ts';
+import { runId } from '../shared/store/keys.ts';
 import { deviceItem, runTagItems } from '../shared/store/items.ts';
 import { diskperfRunItem, iostatRunItem } from '../shared/store/run-items.ts';
 import { startEmulators, type Emulators } from '../harness/emulators.ts';
@@ -253,9 +253,7 @@ function addIostat(batch: SeedBatch, label: string, run: IostatRun): void {
     source: { bucket: BUCKET, key, version },
     ingestedAt: new Date(T0 + n * 60_000 + 5_000).toISOString(),
   };
-  const items = iostatRunItem(run, ctx, (native) =>
-    Math.ceil((run.series.find((s) => s.device === native)?.sampleCount ?? 0) / CHUNK_SAMPLES),
-  );
+  const items = iostatRunItem(run, ctx);
   remember(batch.seeder, label, ctx.runId);
   for (const series of items.series) batch.writer.put(series);
   for (const tag of runTagItems(items.run)) batch.writer.put(tag);
@@ -616,6 +614,7 @@ async function startApi(env: Emulators): Promise<Bench> {
     db: env.db,
     tableName: env.tableName,
     bucket: env.bucket,
+    resultsBucket: env.resultsBucket,
     maxUploadBytes: 10_000_000,
   };
   const api = await serveApi(counted);

@@ -319,7 +319,14 @@ async function measurePaging(base: string, report: Report): Promise<void> {
 }
 
 async function measure(env: Emulators, report: Report, served: { api?: ServedApi }): Promise<void> {
-  setApiDeps({ s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: 10_000_000 });
+  setApiDeps({
+    s3: env.s3,
+    db: env.db,
+    tableName: env.tableName,
+    bucket: env.bucket,
+    resultsBucket: env.resultsBucket,
+    maxUploadBytes: 10_000_000,
+  });
   served.api = await serveApi();
   const base = served.api.url;
   const seconds = await load(env);

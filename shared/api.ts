@@ -7,9 +7,13 @@
  *   GET  /devices?limit=N&next=C                    { devices: DeviceEntry[], next? }
  *   GET  /runs?device=GLOB&format=F&limit=N&next=C  { runs: RunListing[], next? }
  *   GET  /runs/{id}                                 { run: RunInfo, series: SeriesInfo[] }
+ *   GET  /runs/{id}/samples?series=S&metric=M&limit=N&next=C  RunSamples
  *   GET  /compare?a=SEL&b=SEL&metric=M              Comparison (shared/compare.ts)
+ *        &format=csv|md                             its table as text/csv, text/markdown
  *   GET  /uploads?status=S&history=B&limit=N&next=C { uploads: UploadListing[], next? }
  *   POST /uploads {key, size, device?, tags?}       PresignedUpload
+ *   POST /reports {a, b, metric?}                   CreatedReport: the comparison frozen (shared/reports.ts)
+ *   GET  /reports/{id}?format=html|json             the frozen page (text/html) or its JSON, as stored
  *   errors: { error: { code, message } } with 400, 403, 404; a 500 says only
  *   "internal error" and a request id (never a stack trace or an internal name)
  *
@@ -37,6 +41,7 @@
 // the API function's bundle, which Node compiles at every cold start.
 import * as z from 'zod/mini';
 import { isMetricSpec, METRIC_SPEC_HELP } from './metrics.ts';
+import { ANSWER_FORMATS } from './comparison/table.ts';
 import { FORBIDDEN_IN_LABELS, KEY_SEPARATOR, MAX_LABEL_LENGTH, MAX_TAG_LENGTH } from './labels.ts';
 import type { DiskperfMetric, IostatMetric } from './metrics.ts';
 import {
@@ -59,9 +64,12 @@ export const ROUTES = {
   devices: 'GET /devices',
   runs: 'GET /runs',
   run: 'GET /runs/{id}',
+  samples: 'GET /runs/{id}/samples',
   compare: 'GET /compare',
   uploads: 'GET /uploads',
   createUpload: 'POST /uploads',
+  createReport: 'POST /reports',
+  report: 'GET /reports/{id}',
 } as const;
 
 /**
@@ -110,11 +118,50 @@ export const RunsQuery = querySchema({
   next: pageCursor(),
 });
 
+/** Samples in one answer of GET /runs/{id}/samples: by default, and at most. */
+export const DEFAULT_SAMPLES = 10_000;
+export const MAX_SAMPLES = 50_000;
+
+/**
+ * One series' samples of one metric; the series and the metric are checked
+ * against the run (shared/listings/samples.ts), so a 404 can name the ones it has.
+ */
+export const SamplesQuery = querySchema({
+  /** The series' native name (`sda`) or its label (`<label>/sda`), as GET /runs/{id} lists it. */
+  series: z.string().check(z.minLength(1), z.maxLength(2 * MAX_LABEL_LENGTH)),
+  /** A canonical iostat metric (shared/metrics.ts IOSTAT_METRICS). */
+  metric: z.string().check(z.minLength(1), z.maxLength(64)),
+  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_SAMPLES)), DEFAULT_SAMPLES),
+  next: pageCursor(),
+});
+
 export const CompareQuery = querySchema({
   a: z.string().check(z.minLength(1), z.maxLength(MAX_SELECTOR_LENGTH)),
   b: z.string().check(z.minLength(1), z.maxLength(MAX_SELECTOR_LENGTH)),
   metric: z._default(z.string(), 'all').check(z.refine(isMetricSpec, { message: `expected ${METRIC_SPEC_HELP}` })),
+  /** json (the Comparison), or its table as csv or md (shared/comparison/table.ts). */
+  format: z._default(z.enum(ANSWER_FORMATS), 'json'),
 });
+
+/** POST /reports: the comparison to freeze, as GET /compare takes it. */
+export const CreateReportBody = z.strictObject({
+  a: z.string().check(z.minLength(1), z.maxLength(MAX_SELECTOR_LENGTH)),
+  b: z.string().check(z.minLength(1), z.maxLength(MAX_SELECTOR_LENGTH)),
+  metric: z._default(z.string(), 'all').check(z.refine(isMetricSpec, { message: `expected ${METRIC_SPEC_HELP}` })),
+});
+
+/** GET /reports/{id}: the page (html, the default) or the JSON it embeds. */
+export const ReportQuery = querySchema({
+  format: z._default(z.enum(['html', 'json']), 'html'),
+});
+
+/** POST /reports' answer: the id, and the path that serves the report (GET /reports/{id}). */
+export interface CreatedReport {
+  id: string;
+  path: string;
+  createdAt: string;
+  query: { a: string; b: string; metric: string };
+}
 
 export const UploadsQuery = querySchema({
   status: z.optional(z.enum(UPLOAD_STATUSES)),
@@ -274,6 +321,28 @@ export interface SeriesInfo {
 export interface RunDetail {
   run: RunInfo;
   series: SeriesInfo[];
+}
+
+/**
+ * GET /runs/{id}/samples: one series' samples of one metric, from report
+ * `reports[0]` on, the columns side by side (index i is one sample). `times`
+ * is null where the log printed no time, `values` null where the platform
+ * does not print the metric; `sinceBoot` marks the report that counts since
+ * boot (a run's first, when it has more than one). `next`, when present, asks
+ * for the following page with the same series and metric.
+ */
+export interface RunSamples {
+  run: string;
+  /** The series' native name, as the run's samples object names it. */
+  series: string;
+  metric: string;
+  /** The metric's unit (shared/metrics.ts). */
+  unit: string;
+  reports: number[];
+  times: (string | null)[];
+  sinceBoot: boolean[];
+  values: (number | null)[];
+  next?: string;
 }
 
 export interface UploadListing {

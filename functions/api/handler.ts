@@ -16,7 +16,18 @@ import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import { ENV, SERVICES, uploadLimitsFromEnv } from '../../shared/config.ts';
 import { apiErrors, notFound, type ApiEvent, type ApiResult } from './http.ts';
-import { compare, createUpload, devices, run, runs, uploads, type ApiDeps } from './routes.ts';
+import {
+  compare,
+  createReport,
+  createUpload,
+  devices,
+  report,
+  run,
+  runs,
+  samples,
+  uploads,
+  type ApiDeps,
+} from './routes.ts';
 
 export type { ApiDeps } from './routes.ts';
 
@@ -28,14 +39,17 @@ let deps: ApiDeps | undefined;
 export function apiDeps(env: NodeJS.ProcessEnv = process.env): ApiDeps {
   const tableName = env[ENV.tableName];
   const bucket = env[ENV.bucketName];
+  const resultsBucket = env[ENV.resultsBucket];
   if (!tableName) throw new Error(`${ENV.tableName} is not set`);
   if (!bucket) throw new Error(`${ENV.bucketName} is not set`);
+  if (!resultsBucket) throw new Error(`${ENV.resultsBucket} is not set`);
   const limit = uploadLimitsFromEnv(env).maxUploadBytes;
   return {
     s3: createS3Client(),
     db: createDocumentClient(),
     tableName,
     bucket,
+    resultsBucket,
     maxUploadBytes: limit,
   };
 }
@@ -46,7 +60,17 @@ export function setApiDeps(value: ApiDeps | undefined): void {
 
 type RouteFn = (event: ApiEvent, deps: ApiDeps) => Promise<ApiResult>;
 
-const IMPLEMENTATIONS: Record<keyof typeof ROUTES, RouteFn> = { devices, runs, run, compare, uploads, createUpload };
+const IMPLEMENTATIONS: Record<keyof typeof ROUTES, RouteFn> = {
+  devices,
+  runs,
+  run,
+  samples,
+  compare,
+  uploads,
+  createUpload,
+  createReport,
+  report,
+};
 
 /**
  * The parser's options. middy 6 honours disableContentTypeCheck (it is among the

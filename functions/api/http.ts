@@ -7,8 +7,9 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { MAX_KEY_BYTES, MAX_PAGE, type ApiError } from '../../shared/api.ts';
-import { CompareError, METRIC_SPEC_HELP } from '../../shared/compare.ts';
+import { MAX_KEY_BYTES, MAX_PAGE, MAX_SAMPLES, type ApiError } from '../../shared/api.ts';
+import { ANSWER_FORMATS, CompareError, METRIC_SPEC_HELP } from '../../shared/compare.ts';
+import { SAMPLE_METRIC_HELP, SamplesError } from '../../shared/listings.ts';
 import { FORMATS } from '../../shared/model.ts';
 import { KEY_SEPARATOR, MAX_LABEL_LENGTH } from '../../shared/labels.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH, SELECTOR_HELP, SelectorError } from '../../shared/selectors.ts';
@@ -29,6 +30,11 @@ export function json(statusCode: number, body: unknown): ApiResult {
 /** An answer whose JSON is already serialised. */
 export function jsonText(statusCode: number, body: string): ApiResult {
   return { statusCode, headers: { ...JSON_HEADERS }, body };
+}
+
+/** A text answer (a comparison's table as CSV or Markdown): its content type names its charset. */
+export function textResult(statusCode: number, body: string, contentType: `${string}; charset=utf-8`): ApiResult {
+  return { statusCode, headers: { 'content-type': contentType, 'cache-control': 'no-store' }, body };
 }
 
 export function errorResult(statusCode: number, code: string, message: string, requestId?: string): ApiResult {
@@ -70,6 +76,18 @@ const ALLOWED: Record<string, string> = {
   size: 'the number of bytes the PUT will send, a whole number (it is signed: the upload must be exactly this long)',
 };
 
+/** What GET /compare's parameters allow, where they differ from the listings'. */
+export const COMPARE_ALLOWED: Record<string, string> = {
+  format: `one of ${ANSWER_FORMATS.join(', ')}`,
+};
+
+/** What GET /runs/{id}/samples' parameters allow, where they differ from the listings'. */
+export const SAMPLES_ALLOWED: Record<string, string> = {
+  series: 'a series of the run: its native name (sda) or its label (<label>/sda), as GET /runs/{id} lists it',
+  metric: SAMPLE_METRIC_HELP,
+  limit: `a whole number from 1 to ${MAX_SAMPLES}`,
+};
+
 function quote(value: unknown): string {
   if (value === undefined) return '';
   const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -82,6 +100,7 @@ function describeIssue(
   input: Record<string, unknown>,
   where: 'query' | 'body',
   allowedKeys: readonly string[],
+  allowed: Record<string, string> = {},
 ): string {
   if (issue.code === 'unrecognized_keys') {
     const noun = where === 'query' ? 'parameter' : 'field';
@@ -96,10 +115,10 @@ function describeIssue(
   const param = String(issue.path[0] ?? where);
   const value = input[param];
   if (issue.path.length === 0) return `${where}: expected a JSON object with ${allowedKeys.join(', ')}`;
-  if (issue.code === 'invalid_type' && value === undefined)
-    return `${param}: required; expected ${allowedFor(param, where)}`;
+  const expected = allowed[param] ?? allowedFor(param, where);
+  if (issue.code === 'invalid_type' && value === undefined) return `${param}: required; expected ${expected}`;
   if (issue.code === 'custom') return `${param}: ${issue.message}${quote(value)}`;
-  return `${param}: expected ${allowedFor(param, where)}${quote(value)}`;
+  return `${param}: expected ${expected}${quote(value)}`;
 }
 
 const allowedFor = (param: string, where: 'query' | 'body') =>
@@ -108,12 +127,19 @@ const allowedFor = (param: string, where: 'query' | 'body') =>
 /** A schema that refuses unknown keys (z.strictObject). */
 type StrictSchema = z.ZodMiniObject<z.core.$ZodLooseShape, z.core.$strict>;
 
-/** The query parameters, validated: unknown ones and bad values are a 400 naming them. */
-export function parseQuery<S extends StrictSchema>(schema: S, event: ApiEvent): z.output<S> {
+/**
+ * The query parameters, validated: unknown ones and bad values are a 400 naming
+ * them and what they allow (`allowed`: a route's own wording, over ALLOWED's).
+ */
+export function parseQuery<S extends StrictSchema>(
+  schema: S,
+  event: ApiEvent,
+  allowed?: Record<string, string>,
+): z.output<S> {
   const input: Record<string, unknown> = { ...(event.queryStringParameters ?? {}) };
   const result = schema.safeParse(input);
   if (!result.success)
-    throw badRequest(describeIssue(result.error.issues[0]!, input, 'query', Object.keys(schema.shape)));
+    throw badRequest(describeIssue(result.error.issues[0]!, input, 'query', Object.keys(schema.shape), allowed));
   return result.data as z.output<S>;
 }
 
@@ -151,6 +177,11 @@ export function answerFor(error: unknown, requestId?: string): { result: ApiResu
     error instanceof UploadError
   )
     return { result: errorResult(400, 'bad_request', error.message), internal: false };
+  if (error instanceof SamplesError)
+    return {
+      result: errorResult(error.missing ? 404 : 400, error.missing ? 'not_found' : 'bad_request', error.message),
+      internal: false,
+    };
   if (error instanceof CursorError)
     return { result: errorResult(400, 'bad_request', `next: ${error.message}`), internal: false };
   // The body parser refuses a body that is not JSON: 415 in middy 6, 422 for a malformed one in 7.

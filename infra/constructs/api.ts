@@ -1,9 +1,10 @@
 /**
  * The HTTP API: one function for every route of shared/api.ts (it reads the
- * table and presigns uploads) behind an HTTP API whose every route requires
- * SigV4-signed requests (IAM authorisation), with access logs of its own.
+ * table and runs' samples objects, keeps frozen reports, and presigns uploads)
+ * behind an HTTP API whose every route requires SigV4-signed requests (IAM
+ * authorisation), with access logs of its own.
  */
-import type { Stack } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -14,6 +15,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { ROUTES } from '../../shared/api.ts';
 import { ENV, MB, SERVICES } from '../../shared/config.ts';
+import { REPORTS_PREFIX } from '../../shared/reports.ts';
+import { SAMPLES_PREFIX } from '../../shared/store/samples-schema.ts';
+import { reportPageCommand } from '../report-page.ts';
 import { API } from '../limits.ts';
 import {
   acknowledgeBucketObjects,
@@ -70,6 +74,8 @@ export function parseRouteKey(routeKey: string): { method: apigwv2.HttpMethod; p
 
 export interface ApiProps extends PartProps {
   bucket: s3.Bucket;
+  /** The results bucket: samples objects (read) and frozen reports (read and written). */
+  resultsBucket: s3.IBucket;
   table: dynamodb.Table;
   /** Entry file of the API function; functions/api/handler.ts unless a test substitutes a stand-in. */
   entry?: string;
@@ -96,13 +102,20 @@ function apiFunction(stack: Stack, props: ApiProps): LabFunction {
   const { settings, bucket } = props;
   const api = labFunction(stack, 'Api', props.table, props, {
     entry: props.entry ?? functionEntry('api'),
-    description: `benchdrop lab ${settings.lab}: the HTTP API (devices, runs, compare, uploads)`,
+    description: `benchdrop lab ${settings.lab}: the HTTP API (devices, runs, samples, compare, uploads, reports)`,
     roleDescription: `benchdrop lab ${settings.lab}: API function`,
     service: SERVICES.api,
     memoryMB: API.memoryMB,
     timeout: API.timeout,
-    environment: { [ENV.bucketName]: bucket.bucketName, [ENV.maxUploadBytes]: String(settings.maxUploadMB * MB) },
+    environment: {
+      [ENV.bucketName]: bucket.bucketName,
+      [ENV.resultsBucket]: props.resultsBucket.bucketName,
+      [ENV.maxUploadBytes]: String(settings.maxUploadMB * MB),
+    },
+    // Frozen reports' pages are built in the function from the report page's bundle, packaged beside it.
+    afterBundling: (inputDir, outputDir) => [reportPageCommand(inputDir, outputDir)],
   });
+  grantResults(api.role, props.resultsBucket);
   // Least privilege: item reads and queries on the table, queries on its indexes ...
   grantTable(api.role, props.table, TABLE_ACCESS.api);
   // ... and new objects in the drop bucket: a presigned PUT URL acts with the
@@ -121,6 +134,46 @@ function apiFunction(stack: Stack, props: ApiProps): LabFunction {
       "so s3:PutObject needs the bucket's object ARN pattern; it is the only action on it, on this one bucket.",
   );
   return api;
+}
+
+/**
+ * The results bucket, by prefix: samples objects are read only (GET
+ * /runs/{id}/samples: HeadObject and ranged GetObjects), frozen reports read
+ * and written; nothing is listed or deleted.
+ */
+function grantResults(role: iam.Role, results: s3.IBucket): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadSamplesAndReports',
+      actions: ['s3:GetObject'],
+      resources: [results.arnForObjects(`${SAMPLES_PREFIX}*`), results.arnForObjects(`${REPORTS_PREFIX}*`)],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'KeepReports',
+      actions: ['s3:PutObject'],
+      resources: [results.arnForObjects(`${REPORTS_PREFIX}*`)],
+    }),
+  );
+  results.encryptionKey?.grantDecrypt(role);
+  results.encryptionKey?.grantEncrypt(role);
+  acknowledgeResultsPrefixes(role, results);
+}
+
+/** cdk-nag sees a wildcard in each prefix's object ARN: every object under it is the point. */
+function acknowledgeResultsPrefixes(role: iam.Role, results: s3.IBucket): void {
+  const policy = role.node.tryFindChild('DefaultPolicy');
+  const bucket = results.node.defaultChild as s3.CfnBucket | undefined;
+  if (!policy || !bucket) return;
+  const id = Stack.of(results).getLogicalId(bucket);
+  for (const prefix of [SAMPLES_PREFIX, REPORTS_PREFIX])
+    Validations.of(policy).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${id}.Arn>/${prefix}*]`,
+      reason:
+        `each run's samples object and each frozen report is its own key under ${prefix} ` +
+        '(the run or report id names it), so the grant is the prefix: only GetObject, and PutObject for reports.',
+    });
 }
 
 /**

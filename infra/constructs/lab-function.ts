@@ -13,7 +13,7 @@ import { Stack, Validations, type Duration, type RemovalPolicy } from 'aws-cdk-l
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { ENV, METRICS_NAMESPACE } from '../../shared/config.ts';
@@ -43,6 +43,8 @@ export interface LabFunctionOptions {
   memoryMB: number;
   timeout: Duration;
   environment: Record<string, string>;
+  /** Commands run once esbuild has bundled the function, from the project root into its output folder. */
+  afterBundling?: (inputDir: string, outputDir: string) => string[];
 }
 
 /** Repository root (this file is infra/constructs/lab-function.ts). */
@@ -108,9 +110,16 @@ export function labFunction(
       POWERTOOLS_SERVICE_NAME: options.service,
       ...POWERTOOLS_ENV,
     },
-    bundling: BUNDLING,
+    bundling: options.afterBundling
+      ? { ...BUNDLING, commandHooks: afterBundlingOnly(options.afterBundling) }
+      : BUNDLING,
   });
   return { fn, role, logs: logGroup };
+}
+
+/** NodejsFunction's command hooks with only the after-bundling one. */
+function afterBundlingOnly(after: NonNullable<LabFunctionOptions['afterBundling']>): ICommandHooks {
+  return { beforeBundling: () => [], beforeInstall: () => [], afterBundling: after };
 }
 
 /** A function's share of the table: actions on its items, and the indexes it queries. */

@@ -4,8 +4,9 @@
  * events become real-shaped S3 event records, journaled (crash-safe) and
  * delivered in SQS-shaped batches by LocalQueue (retries, a dead-letter list,
  * several batches at once) to the very same ingest handler; an HTTP server turns
- * requests into API Gateway v2 events for the very same API handler. The bucket
- * and table come from the definitions the CDK stack uses. Everything binds
+ * requests into API Gateway v2 events for the very same API handler. s3rver
+ * holds the drop bucket and the results bucket (samples objects; its events are
+ * never delivered). The table comes from the definition the CDK stack uses. Everything binds
  * 127.0.0.1 unless asked otherwise.
  */
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
@@ -18,7 +19,7 @@ import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { handler as apiHandler, setApiDeps } from '../../functions/api/handler.ts';
 import { packageFile } from '../../shared/module-paths.ts';
-import { reportHtml } from '../../report/build.ts';
+import { renderFrozenReport, reportHtml } from '../../report/build.ts';
 import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import { DEFAULT_REGION, INGEST_LIMITS, LAB_CREDENTIALS, LAB_DEFAULTS, MB } from '../../shared/config.ts';
@@ -36,6 +37,8 @@ import { prepareNotification, startLabS3 } from './s3.ts';
 import { settleDeadLetter, startSweeper } from './settle.ts';
 
 export const LAB_BUCKET = 'benchdrop-drop';
+/** Where ingest writes samples objects (shared/store/samples-schema.ts), as the stack's results bucket. */
+export const LAB_RESULTS_BUCKET = 'benchdrop-results';
 export const LAB_TABLE = 'benchdrop';
 /** The region the lab's clients name (the emulators ignore it), as in the events it builds. */
 const LAB_REGION = DEFAULT_REGION;
@@ -66,6 +69,8 @@ export interface LabOptions {
 export interface LabEndpoints {
   s3Endpoint: string;
   bucket: string;
+  /** The results bucket: runs' samples objects. */
+  resultsBucket: string;
   table: string;
   dynamodbEndpoint: string;
   apiUrl: string;
@@ -141,6 +146,7 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     port: options.s3Port ?? DEFAULT_PORTS.s3,
     directory: join(dataDir, 's3'),
     bucket: LAB_BUCKET,
+    resultsBucket: LAB_RESULTS_BUCKET,
     onEvent: (record) => queue.send(s3Notification(record), { unprepared: true }),
   });
   const s3Endpoint = `http://${host}:${labS3.address.port}`;
@@ -148,7 +154,8 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   const s3 = createS3Client(clients);
   const db = createDocumentClient(clients);
   wiring.s3 = s3;
-  wiring.settle = settleDeadLetter({ db, tableName: LAB_TABLE, log });
+  const settleWiring = { db, tableName: LAB_TABLE, s3, resultsBucket: LAB_RESULTS_BUCKET, log };
+  wiring.settle = settleDeadLetter(settleWiring);
   await createTable(dynamo.endpoint);
   await upgradeTable(db, log);
 
@@ -158,11 +165,19 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   };
   // A step that cannot finish in time sends its continuation through the same (journaled) queue.
   const requeue = async (body: string) => queue.sendBody(body);
-  const ingestDeps = { s3, db, tableName: LAB_TABLE, ...limits, requeue };
+  const ingestDeps = { s3, db, tableName: LAB_TABLE, resultsBucket: LAB_RESULTS_BUCKET, ...limits, requeue };
   wiring.environments = await ingestEnvironments(LAB_QUEUE.workers, ingestDeps);
   resumeQueue(queue, journal, dataDir, log);
 
-  setApiDeps({ s3, db, tableName: LAB_TABLE, bucket: LAB_BUCKET, maxUploadBytes: limits.maxUploadBytes });
+  setApiDeps({
+    s3,
+    db,
+    tableName: LAB_TABLE,
+    bucket: LAB_BUCKET,
+    resultsBucket: LAB_RESULTS_BUCKET,
+    maxUploadBytes: limits.maxUploadBytes,
+    renderReport: renderFrozenReport,
+  });
   const http = await startApi(host, options.apiPort ?? DEFAULT_PORTS.api);
   const apiUrl = `http://${host}:${(http.address() as AddressInfo).port}`;
   const endpoints = labEndpoints({ s3Endpoint, dynamodbEndpoint: dynamo.endpoint, apiUrl, dataDir });
@@ -170,7 +185,7 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   if (options.samples !== false) await uploadDemo(s3);
 
   // Once what the journal kept is ingested, whatever is still `processing` has no delivery left.
-  const sweeper = startSweeper({ db, tableName: LAB_TABLE, log }, queue.idle());
+  const sweeper = startSweeper(settleWiring, queue.idle());
   const stop = async () => {
     // No new API calls; the batches in flight get a while to finish (S3 stays up for
     // them to read); everything not done stays in the journal for the next start.
@@ -205,6 +220,7 @@ function labEndpoints(
   return {
     s3Endpoint,
     bucket: LAB_BUCKET,
+    resultsBucket: LAB_RESULTS_BUCKET,
     table: LAB_TABLE,
     dynamodbEndpoint,
     apiUrl,

@@ -51,7 +51,14 @@ beforeAll(async () => {
     writer.put(deviceItem(label, 'diskperf', ingestedAt, 'v1'));
   });
   await writer.flush();
-  setApiDeps({ s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: 10_000_000 });
+  setApiDeps({
+    s3: env.s3,
+    db: env.db,
+    tableName: env.tableName,
+    bucket: env.bucket,
+    resultsBucket: env.resultsBucket,
+    maxUploadBytes: 10_000_000,
+  });
   const recording: ApiHandler = (event, context) => {
     asked.push({ path: event.rawPath, query: new URLSearchParams(event.rawQueryString) });
     return (apiHandler as ApiHandler)(event, context);
@@ -200,27 +207,37 @@ describe('benchdrop runs on real uploads', () => {
     const text = fixture('solaris/solaris-10-xn-Tu.iostat.txt').toString('utf8');
     const run = (await parseText(text, 'tu.txt')).runs[0] as IostatRun;
     const key = 'tu/tu.txt';
-    const items = iostatRunItem(
-      run,
-      {
-        runId: runId(env.bucket, key, 'v1', 0),
-        label: 'tu',
-        tags: {},
-        source: { bucket: env.bucket, key, version: 'v1' },
-        ingestedAt: '2031-01-01T00:00:00.000Z',
-      },
-      () => 0,
-    );
+    const items = iostatRunItem(run, {
+      runId: runId(env.bucket, key, 'v1', 0),
+      label: 'tu',
+      tags: {},
+      source: { bucket: env.bucket, key, version: 'v1' },
+      ingestedAt: '2031-01-01T00:00:00.000Z',
+    });
     const writer = new BatchWriter(env.db, table);
     for (const item of [...items.series, ...runTagItems(items.run), items.run]) writer.put(item);
     for (const label of ['tu', ...items.series.map((s) => s.device)])
       writer.put(deviceItem(label, 'iostat', items.run.ingestedAt, 'v1'));
     await writer.flush();
-    setApiDeps({ s3: env.s3, db: env.db, tableName: table, bucket: env.bucket, maxUploadBytes: 10_000_000 });
+    setApiDeps({
+      s3: env.s3,
+      db: env.db,
+      tableName: table,
+      bucket: env.bucket,
+      resultsBucket: env.resultsBucket,
+      maxUploadBytes: 10_000_000,
+    });
   }, 60_000);
 
   afterAll(() => {
-    setApiDeps({ s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: 10_000_000 });
+    setApiDeps({
+      s3: env.s3,
+      db: env.db,
+      tableName: env.tableName,
+      bucket: env.bucket,
+      resultsBucket: env.resultsBucket,
+      maxUploadBytes: 10_000_000,
+    });
     setIngestDeps(env.deps);
   });
 

@@ -70,6 +70,7 @@ function ids(lab: string) {
   return {
     bucket: logicalId(lab, stack.bucket),
     logsBucket: logicalId(lab, stack.logsBucket),
+    resultsBucket: logicalId(lab, stack.resultsBucket),
     queue: logicalId(lab, stack.queue),
     dlq: logicalId(lab, stack.deadLetterQueue),
     table: logicalId(lab, stack.table),
@@ -107,6 +108,8 @@ function arns(lab: string) {
   return {
     bucket: JSON.stringify(getAtt(i.bucket, 'Arn')),
     objects: join(getAtt(i.bucket, 'Arn'), '/*'),
+    /** The results bucket's samples objects. */
+    samples: join(getAtt(i.resultsBucket, 'Arn'), '/samples/*'),
     table: JSON.stringify(getAtt(i.table, 'Arn')),
     index: (name: keyof typeof INDEXES) => join(getAtt(i.table, 'Arn'), `/index/${INDEXES[name].name}`),
     queue: JSON.stringify(getAtt(i.queue, 'Arn')),
@@ -167,8 +170,8 @@ describe('two labs in one app', () => {
 
   it('has the expected resources, and beta (retainData=false, alarmEmail) only its extras', () => {
     const counts: Record<string, number> = {
-      'AWS::S3::Bucket': 2,
-      'AWS::S3::BucketPolicy': 2,
+      'AWS::S3::Bucket': 3,
+      'AWS::S3::BucketPolicy': 3,
       'Custom::S3BucketNotifications': 1,
       'AWS::SQS::Queue': 2,
       'AWS::SQS::QueuePolicy': 2,
@@ -201,7 +204,7 @@ describe('two labs in one app', () => {
     template('alpha').resourceCountIs('AWS::IAM::Role', 5);
     template('beta').resourceCountIs('AWS::IAM::Role', 6);
     template('alpha').resourceCountIs('Custom::S3AutoDeleteObjects', 0);
-    template('beta').resourceCountIs('Custom::S3AutoDeleteObjects', 2);
+    template('beta').resourceCountIs('Custom::S3AutoDeleteObjects', 3);
     template('alpha').resourceCountIs('AWS::SNS::Subscription', 0);
     template('beta').resourceCountIs('AWS::SNS::Subscription', 1);
   });
@@ -273,9 +276,11 @@ describe('two labs in one app', () => {
         'BucketName',
         'DeadLetterQueueUrl',
         'QueueUrl',
+        'ResultsBucketName',
         'TableName',
       ]);
       expect(outputs.BucketName.Value).toEqual(ref(i.bucket));
+      expect(outputs.ResultsBucketName.Value).toEqual(ref(i.resultsBucket));
       expect(outputs.TableName.Value).toEqual(ref(i.table));
       expect(outputs.QueueUrl.Value).toEqual(ref(i.queue));
       expect(outputs.DeadLetterQueueUrl.Value).toEqual(ref(i.dlq));
@@ -288,6 +293,55 @@ describe('two labs in one app', () => {
       });
       for (const output of Object.values(outputs)) expect(output.Export).toBeUndefined();
     }
+  });
+});
+
+describe('results bucket', () => {
+  it('is private, SSE-S3 encrypted, unversioned, logs access to the logs bucket and aborts unfinished uploads after a day', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      const bucket = props(lab, i.resultsBucket);
+      expect(bucket.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(
+        bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm,
+      ).toBe('AES256');
+      expect(bucket.VersioningConfiguration).toBeUndefined();
+      expect(bucket.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+      expect(bucket.LoggingConfiguration.DestinationBucketName).toEqual(ref(i.logsBucket));
+      expect(bucket.LifecycleConfiguration.Rules).toEqual([
+        {
+          Id: 'abort-incomplete-uploads',
+          AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+          Status: 'Enabled',
+        },
+      ]);
+    }
+  });
+
+  it('sends no event notifications: what the pipeline writes is never an upload', () => {
+    for (const lab of ['alpha', 'beta']) {
+      const i = ids(lab);
+      expect(props(lab, i.resultsBucket).NotificationConfiguration).toBeUndefined();
+      for (const [, notifications] of resources(template(lab), 'Custom::S3BucketNotifications'))
+        expect(notifications.Properties!.BucketName).not.toEqual(ref(i.resultsBucket));
+    }
+  });
+
+  it('follows retainData like the table: retained by default, deleted and emptied otherwise', () => {
+    const resource = (lab: string) =>
+      (template(lab).toJSON() as { Resources: Record<string, CfnResource & { DeletionPolicy?: string }> }).Resources[
+        ids(lab).resultsBucket
+      ]!;
+    expect(resource('alpha').DeletionPolicy).toBe('Retain');
+    expect(resource('beta').DeletionPolicy).toBe('Delete');
+    template('beta').hasResourceProperties('Custom::S3AutoDeleteObjects', {
+      BucketName: ref(ids('beta').resultsBucket),
+    });
   });
 });
 
@@ -501,6 +555,7 @@ describe('ingest function', () => {
       expect(props(lab, i.ingest).Environment.Variables).toEqual({
         [ENV.tableName]: ref(i.table),
         [ENV.bucketName]: ref(i.bucket),
+        [ENV.resultsBucket]: ref(i.resultsBucket),
         [ENV.maxUploadBytes]: String(maxUploadMB * MB),
         [ENV.maxSeriesPerFile]: String(maxSeriesPerFile),
         // Its own queue, for the continuation messages it sends itself.
@@ -544,6 +599,8 @@ describe('ingest function', () => {
         [a.objects]: ['s3:GetObject', 's3:GetObjectVersion'],
         [a.table]: WRITER_ITEM_ACTIONS,
         [a.index('byDevice')]: ['dynamodb:Query'],
+        // Writing samples objects (a multipart upload, aborted on failure), deleting those of removed runs.
+        [a.samples]: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:PutObject'],
         // Consuming its queue (the event source), and sending continuations to it: to no other queue.
         [a.queue]: [...CONSUMER_ACTIONS, 'sqs:SendMessage'].sort(),
         ...logGrants(lab, i.logGroup),
@@ -728,6 +785,7 @@ describe('API function', () => {
       expect(props(lab, i.apiFunction).Environment.Variables).toEqual({
         [ENV.tableName]: ref(i.table),
         [ENV.bucketName]: ref(i.bucket),
+        [ENV.resultsBucket]: ref(i.resultsBucket),
         [ENV.maxUploadBytes]: String(maxUploadMB * MB),
         [ENV.lab]: lab,
         POWERTOOLS_SERVICE_NAME: 'benchdrop-api',
@@ -754,12 +812,16 @@ describe('API function', () => {
         policies[0][1].Properties!.PolicyDocument.Statement;
 
       const join = (...parts: unknown[]) => JSON.stringify({ 'Fn::Join': ['', parts] });
+      const results = logicalId(lab, synth.labs[lab].stack.resultsBucket);
       const allowed = new Map<string, RegExp>([
         [JSON.stringify(getAtt(i.table, 'Arn')), /^dynamodb:(BatchGetItem|GetItem|Query)$/],
         ...Object.values(INDEXES).map(
           (index) => [join(getAtt(i.table, 'Arn'), `/index/${index.name}`), /^dynamodb:Query$/] as [string, RegExp],
         ),
         [join(getAtt(i.bucket, 'Arn'), '/*'), /^s3:PutObject$/],
+        // GET /runs/{id}/samples reads samples objects; frozen reports are read and written.
+        [join(getAtt(results, 'Arn'), '/samples/*'), /^s3:GetObject$/],
+        [join(getAtt(results, 'Arn'), '/reports/*'), /^s3:(GetObject|PutObject)$/],
         [JSON.stringify(getAtt(i.apiLogs, 'Arn')), /^logs:(CreateLogStream|PutLogEvents)$/],
         [
           join(
@@ -797,7 +859,12 @@ describe('API function', () => {
       const WRITES =
         /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem|TransactWriteItems|PartiQL\w+|Scan|\w*Table\w*)$/;
       expect(actions.filter((action) => WRITES.test(action))).toEqual([]);
-      expect(actions.filter((action) => action.startsWith('s3:'))).toEqual(['s3:PutObject']);
+      expect(actions.filter((action) => action.startsWith('s3:')).sort()).toEqual([
+        's3:GetObject',
+        's3:GetObject',
+        's3:PutObject',
+        's3:PutObject',
+      ]);
       // What the handler needs is there.
       expect([...granted.get(JSON.stringify(getAtt(i.table, 'Arn')))!].sort()).toEqual([
         'dynamodb:BatchGetItem',
@@ -862,11 +929,12 @@ describe('dead-letter function', () => {
     }
   });
 
-  it('gets the table, the lab and its Powertools service name in its environment, and nothing of the bucket', () => {
+  it('gets the table, the results bucket, the lab and its Powertools service name in its environment, and nothing of the drop bucket', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       expect(props(lab, i.deadLetter).Environment.Variables).toEqual({
         [ENV.tableName]: ref(i.table),
+        [ENV.resultsBucket]: ref(i.resultsBucket),
         [ENV.lab]: lab,
         POWERTOOLS_SERVICE_NAME: DEAD_LETTER_METRICS.service,
         POWERTOOLS_METRICS_NAMESPACE: DEAD_LETTER_METRICS.namespace,
@@ -875,7 +943,7 @@ describe('dead-letter function', () => {
     }
   });
 
-  it('has least privilege: the table as ending an upload needs it, consuming the dead-letter queue, its own log group', () => {
+  it("has least privilege: the table as ending an upload needs it, deleting removed runs' samples objects, consuming the dead-letter queue, its own log group", () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       const a = arns(lab);
@@ -883,6 +951,7 @@ describe('dead-letter function', () => {
       expect(grantsOf(lab, i.deadLetterRole)).toEqual({
         [a.table]: WRITER_ITEM_ACTIONS,
         [a.index('byDevice')]: ['dynamodb:Query'],
+        [a.samples]: ['s3:DeleteObject'],
         [a.dlq]: CONSUMER_ACTIONS,
         ...logGrants(lab, i.deadLetterLogs),
       });
@@ -937,11 +1006,12 @@ describe('sweeper function', () => {
     }
   });
 
-  it('gets the table, the lab and its Powertools service name in its environment', () => {
+  it('gets the table, the results bucket, the lab and its Powertools service name in its environment', () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       expect(props(lab, i.sweeper).Environment.Variables).toEqual({
         [ENV.tableName]: ref(i.table),
+        [ENV.resultsBucket]: ref(i.resultsBucket),
         [ENV.lab]: lab,
         POWERTOOLS_SERVICE_NAME: SWEEPER_METRICS.service,
         POWERTOOLS_METRICS_NAMESPACE: SWEEPER_METRICS.namespace,
@@ -950,7 +1020,7 @@ describe('sweeper function', () => {
     }
   });
 
-  it('has least privilege: processing records by status, the table as ending an upload needs it, its own log group; no queue, no bucket', () => {
+  it("has least privilege: processing records by status, the table as ending an upload needs it, deleting removed runs' samples objects, its own log group; no queue, no drop bucket", () => {
     for (const lab of ['alpha', 'beta']) {
       const i = ids(lab);
       const a = arns(lab);
@@ -959,6 +1029,7 @@ describe('sweeper function', () => {
         [a.table]: WRITER_ITEM_ACTIONS,
         [a.index('byStatus')]: ['dynamodb:Query'],
         [a.index('byDevice')]: ['dynamodb:Query'],
+        [a.samples]: ['s3:DeleteObject'],
         ...logGrants(lab, i.sweeperLogs),
       });
     }
@@ -1503,15 +1574,15 @@ describe('security: every policy statement of the template', () => {
         covered.push(`${lab}/${id}`);
       }
       // Objects as well as the bucket itself.
-      for (const bucket of [ids(lab).bucket, ids(lab).logsBucket]) {
+      for (const bucket of [ids(lab).bucket, ids(lab).logsBucket, ids(lab).resultsBucket]) {
         const deny = located.find(
           (l) => l.statement.Effect === 'Deny' && JSON.stringify(l.target) === JSON.stringify(ref(bucket)),
         )!;
         expect(deny.statement.Resource).toContainEqual({ 'Fn::Join': ['', [getAtt(bucket, 'Arn'), '/*']] });
       }
     }
-    // Two buckets, two queues and a topic per lab.
-    expect(covered).toHaveLength(10);
+    // Three buckets, two queues and a topic per lab.
+    expect(covered).toHaveLength(12);
   });
 
   it('keeps labs apart by construction: no fixed names, and each function reads the table and bucket of its own stack', () => {
@@ -1559,6 +1630,14 @@ describe('cdk-nag AwsSolutions', () => {
           `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole] @ ${root.node.path}/BucketNotificationsHandler050a0587b7544547bf325f094a3db834/Role/Resource`,
           `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/*] @ ${root.node.path}/IngestRole/DefaultPolicy/Resource`,
           `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/*] @ ${root.node.path}/ApiRole/DefaultPolicy/Resource`,
+          // GET /runs/{id}/samples and frozen reports: one prefix each of the results bucket.
+          `AwsSolutions-IAM5[Resource::<${logicalId(lab, root.resultsBucket)}.Arn>/samples/*] @ ${root.node.path}/ApiRole/DefaultPolicy/Resource`,
+          `AwsSolutions-IAM5[Resource::<${logicalId(lab, root.resultsBucket)}.Arn>/reports/*] @ ${root.node.path}/ApiRole/DefaultPolicy/Resource`,
+          // Samples objects are one key per run under samples/: ingest writes and deletes, the settlers delete.
+          ...['IngestRole', 'DeadLetterRole', 'SweeperRole'].map(
+            (role) =>
+              `AwsSolutions-IAM5[Resource::<${logicalId(lab, root.resultsBucket)}.Arn>/samples/*] @ ${root.node.path}/${role}/DefaultPolicy/Resource`,
+          ),
         ].sort(),
       );
       // API Gateway access logging (APIG1) and authorisation (APIG4) are satisfied, not acknowledged.

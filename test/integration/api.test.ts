@@ -28,7 +28,7 @@ import {
   type RunListing,
   type UploadListing,
 } from '../../shared/api.ts';
-import type { Comparison, Observation } from '../../shared/compare.ts';
+import { comparisonTable, tableCsv, tableMarkdown, type Comparison, type Observation } from '../../shared/compare.ts';
 import { objectRefOf, type IngestDeps } from '../../shared/ingest.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
 import { encodeCursor } from '../../shared/store/cursors.ts';
@@ -89,7 +89,14 @@ beforeAll(async () => {
   env = await startEmulators({ maxUploadBytes: 10_000_000 });
   ingestDeps = env.deps;
   setIngestDeps(ingestDeps);
-  deps = { s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: 10_000_000 };
+  deps = {
+    s3: env.s3,
+    db: env.db,
+    tableName: env.tableName,
+    bucket: env.bucket,
+    resultsBucket: env.resultsBucket,
+    maxUploadBytes: 10_000_000,
+  };
   setApiDeps(deps);
   // No folder: diskperf runs are labelled by their test name (-n).
   await ingest('irix-indy-scsi2sd-redux.diskperf.txt', REDUX);
@@ -672,8 +679,56 @@ describe('selector observations', () => {
         runId: idsOf('irix-indy-scsi2sd-redux.diskperf.txt', 1)[0],
         device: 'scsi2sd_redux',
         label: 'scsi2sd_redux',
+        // Its upload carried no tags.
+        about: { ...o!.about, tags: {} },
       },
     ]);
+    expect(o!.about).toMatchObject({ tags: { lab: u }, version: 'IRIX 6.5', objectSize: REDUX.byteLength });
+  });
+});
+
+describe('GET /compare?format=csv|md', () => {
+  /** An answer whose body is text, not JSON. */
+  async function getText(query: Record<string, string>) {
+    const result = (await apiHandler(
+      apiEvent('GET', '/compare', { query }),
+      lambdaContext('benchdrop-api'),
+    )) as APIGatewayProxyStructuredResultV2;
+    return { status: result.statusCode, headers: result.headers ?? {}, text: result.body ?? '' };
+  }
+  const query = { a: 'scsi2sd_redux', b: '300G_10K_SGI_Indy' };
+
+  it('format=csv answers the table as text/csv in UTF-8: a header, a record a row, every warning in the notes', async () => {
+    const json = await get<Comparison>('/compare', { ...query, format: 'json' });
+    expect(json.headers['content-type']).toBe('application/json');
+    const table = comparisonTable(json.body);
+    const r = await getText({ ...query, format: 'csv' });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(r.text).toBe(tableCsv(table));
+    const records = r.text.split('\r\n');
+    expect(records[0]).toBe(`${table.columns.join(',')},notes`);
+    expect(records[1]).toMatch(/^fwd_wt,4096,2\.84,1,16\.22,1,0\.18x,/);
+    expect(json.body.warnings.length).toBeGreaterThan(0);
+    for (const w of json.body.warnings) expect(r.text).toContain(w);
+    // The same answer as the JSON: a repeated question is served from the kept answer, in either format.
+    expect(r.headers['x-benchdrop-answer']).toBe('cached');
+  });
+
+  it('format=md answers the GitHub table as text/markdown in UTF-8, the sentence last', async () => {
+    const json = await get<Comparison>('/compare', query);
+    const r = await getText({ ...query, format: 'md' });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('text/markdown; charset=utf-8');
+    expect(r.text).toBe(tableMarkdown(comparisonTable(json.body)));
+    expect(r.text.split('\n')[0]).toBe('### scsi2sd_redux (A) vs 300G_10K_SGI_Indy (B) on all'.replace(/_/g, '\\_'));
+    expect(r.text.trimEnd().split('\n').at(-1)).toBe(json.body.sentence.replace(/_/g, '\\_'));
+  });
+
+  it('format=xml is a 400 naming the formats', async () => {
+    const r = await get<ErrorBody>('/compare', { ...query, format: 'xml' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('format: expected one of json, csv, md (got "xml")');
   });
 });
 

@@ -46,7 +46,6 @@ import { objectRefOf } from '../../shared/ingest.ts';
 import { MAX_MESSAGE_LENGTH } from '../../shared/ingest/deps.ts';
 import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from '../../shared/selectors.ts';
 import {
-  chunkSk,
   devicePk,
   DEVICES_PK,
   KEY_SEPARATOR,
@@ -105,7 +104,14 @@ async function ingest(key: string, body: Uint8Array, options: PutOptions = {}): 
 beforeAll(async () => {
   env = await startEmulators({ maxUploadBytes: MAX_UPLOAD });
   setIngestDeps(env.deps);
-  deps = { s3: env.s3, db: env.db, tableName: env.tableName, bucket: env.bucket, maxUploadBytes: MAX_UPLOAD };
+  deps = {
+    s3: env.s3,
+    db: env.db,
+    tableName: env.tableName,
+    bucket: env.bucket,
+    resultsBucket: env.resultsBucket,
+    maxUploadBytes: MAX_UPLOAD,
+  };
   setApiDeps(deps);
   // Something in every kind of item: uploads, objects, runs, series, chunks, devices.
   reduxVersion = await ingest('irix-indy-scsi2sd-redux.diskperf.txt', REDUX);
@@ -484,7 +490,6 @@ const KEY_KINDS = () => [
   objectPk(env.bucket, 'k'),
   runPk(VALID_RUN()),
   seriesSk('sda'),
-  chunkSk('sda', 0),
   devicePk('scsi2sd_redux'),
   statusPk('failed'),
 ];

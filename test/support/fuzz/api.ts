@@ -452,6 +452,7 @@ export async function startApiFuzzBench(): Promise<ApiFuzzBench> {
       db: env.db,
       tableName: env.tableName,
       bucket: env.bucket,
+      resultsBucket: env.resultsBucket,
       maxUploadBytes: env.deps.maxUploadBytes,
     });
     const sequencer = sequencerGenerator();
