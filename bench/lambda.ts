@@ -150,6 +150,7 @@ function functionEnv(env: Emulators, service: string): NodeJS.ProcessEnv {
     AWS_LAMBDA_FUNCTION_NAME: service,
     [ENV.tableName]: env.tableName,
     [ENV.bucketName]: env.bucket,
+    [ENV.resultsBucket]: env.resultsBucket,
     [ENV.maxUploadBytes]: String(10_000_000),
     [ENV.lab]: 'bench',
     [ENV.s3Endpoint]: env.s3Endpoint,

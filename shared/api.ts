@@ -58,6 +58,7 @@ import { MAX_PATTERN_LENGTH, MAX_SELECTOR_LENGTH } from './selectors.ts';
 import { MAX_CURSOR_LENGTH } from './store/cursors.ts';
 import { DEFAULT_PAGE, MAX_PAGE } from './store/pages.ts';
 import type { DiskperfRows } from './store/items.ts';
+import type { SeriesSamples } from './store/sample-reader.ts';
 import { UPLOAD_STATUSES, type UploadStatus } from './upload-status.ts';
 
 export const ROUTES = {
@@ -331,17 +332,14 @@ export interface RunDetail {
  * boot (a run's first, when it has more than one). `next`, when present, asks
  * for the following page with the same series and metric.
  */
-export interface RunSamples {
+export interface RunSamples extends Omit<SeriesSamples, 'next'> {
   run: string;
   /** The series' native name, as the run's samples object names it. */
   series: string;
   metric: string;
   /** The metric's unit (shared/metrics.ts). */
   unit: string;
-  reports: number[];
-  times: (string | null)[];
-  sinceBoot: boolean[];
-  values: (number | null)[];
+  /** The cursor of the following page. */
   next?: string;
 }
 

@@ -531,6 +531,7 @@ function ingestProcess(
 /** The environment a Lambda container would give the handler, pointed at the emulators (DynamoDB through `dynamodbEndpoint`). */
 const lambdaEnvironment = (tableName: string, dynamodbEndpoint: string): Record<string, string> => ({
   [ENV.tableName]: tableName,
+  [ENV.resultsBucket]: env.resultsBucket,
   [ENV.s3Endpoint]: env.s3Endpoint,
   [ENV.dynamodbEndpoint]: dynamodbEndpoint,
   [ENV.maxUploadBytes]: String(MAX_UPLOAD_BYTES),
