@@ -3,7 +3,7 @@
  * engine and the CLI read. One file of logs becomes a ParsedFile of runs; a run is
  * one diskperf result table or one iostat session.
  */
-import type { DiskperfMetric, IostatMetric } from './metrics.ts';
+import { IOSTAT_METRICS, type DiskperfMetric, type IostatMetric } from './metrics.ts';
 
 /** Device names are keys in the table (with the label in front): longer ones are no device. */
 export const MAX_DEVICE_NAME_BYTES = 128;
@@ -103,6 +103,25 @@ export interface IostatSample {
   values: Partial<Record<IostatMetric, number>>;
   /** Numeric values by printed column name, in the printed unit. */
   raw: Record<string, number>;
+}
+
+/**
+ * A sample as a streaming writer takes it: the metrics in IOSTAT_METRICS order,
+ * NaN where the log does not print one. The parser hands the same row object
+ * for every sample: copy what you keep.
+ */
+export interface IostatSampleRow {
+  report: number;
+  line: number;
+  time: string | undefined;
+  sinceBoot: boolean;
+  metrics: Float64Array;
+}
+
+/** A sample as a row (a new one): what the parser's onIostatRow gives for it. */
+export function sampleRow(sample: IostatSample): IostatSampleRow {
+  const metrics = Float64Array.from(IOSTAT_METRICS, (m) => sample.values[m] ?? NaN);
+  return { report: sample.report, line: sample.line, time: sample.time, sinceBoot: sample.sinceBoot, metrics };
 }
 
 export interface IostatSeries {

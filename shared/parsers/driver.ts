@@ -83,11 +83,16 @@ function markedCallbacks(options: StreamOptions, parserOptions: ParserOptions, c
       throw new FromCallback(error);
     }
   };
-  const onSample = options.onIostatSample;
-  if (onSample === undefined) return;
-  parserOptions.onIostatSample = (runIndex, device, sample) => {
+  parserOptions.onIostatSample = marked(options.onIostatSample);
+  parserOptions.onIostatRow = marked(options.onIostatRow);
+}
+
+/** A sample callback whose errors are marked as the caller's; undefined stays undefined. */
+function marked<T>(callback: ((runIndex: number, device: string, sample: T) => void) | undefined) {
+  if (callback === undefined) return undefined;
+  return (runIndex: number, device: string, sample: T): void => {
     try {
-      onSample(runIndex, device, sample);
+      callback(runIndex, device, sample);
     } catch (error) {
       throw new FromCallback(error);
     }

@@ -16,11 +16,11 @@
 import { IOSTAT_METRICS, type IostatMetric } from '../metrics.ts';
 import {
   MAX_DEVICE_NAME_BYTES,
-  metricValues,
   type IostatColumn,
   type IostatMeta,
   type IostatRun,
   type IostatSample,
+  type IostatSampleRow,
   type IostatSeries,
   type MetricSummary,
   type ParseWarning,
@@ -35,6 +35,8 @@ import { MAX_WARNINGS, type ParserOptions } from './types.ts';
 
 const METRIC_INDEX = new Map<IostatMetric, number>(IOSTAT_METRICS.map((m, i) => [m, i]));
 const IOPS = METRIC_INDEX.get('iops')!;
+const READ_IOPS = METRIC_INDEX.get('read_iops')!;
+const WRITE_IOPS = METRIC_INDEX.get('write_iops')!;
 
 /** A run holding more distinct columns than this is not an iostat table. */
 export const MAX_COLUMNS = 64;
@@ -129,19 +131,36 @@ export class IostatRunBuilder {
   private report = -1;
   private reportTime: string | undefined;
   private reportHasRows = false;
+  /** Samples as objects (kept in the run, or for onIostatSample); wantSamples: as objects or rows. */
+  private readonly wantObjects: boolean;
   private readonly wantSamples: boolean;
+  /** Per column id: its metric's place in a row (IOSTAT_METRICS order), -1 for none, and its factor. */
+  private readonly rowSlots = new Int8Array(MAX_COLUMNS).fill(-1);
+  private readonly rowFactors = new Float64Array(MAX_COLUMNS);
+  /** The one row onIostatRow is handed, refilled for each sample. */
+  private readonly rowOut: IostatSampleRow = {
+    report: 0,
+    line: 0,
+    time: undefined,
+    sinceBoot: false,
+    metrics: new Float64Array(IOSTAT_METRICS.length),
+  };
   /** Report 0 holds averages since boot: the run began here (not earlier in the file) and was not `-y`. */
   private readonly bootReport: boolean;
   dialect: string;
 
   constructor(
     start: RunStart,
-    private readonly options: Pick<ParserOptions, 'source' | 'keepSamples' | 'onIostatSample' | 'continuation'>,
+    private readonly options: Pick<
+      ParserOptions,
+      'source' | 'keepSamples' | 'onIostatSample' | 'onIostatRow' | 'continuation'
+    >,
   ) {
     this.start = start;
     this.index = start.index;
     this.dialect = start.dialect;
-    this.wantSamples = options.keepSamples || options.onIostatSample !== undefined;
+    this.wantObjects = options.keepSamples || options.onIostatSample !== undefined;
+    this.wantSamples = this.wantObjects || options.onIostatRow !== undefined;
     this.bootReport = options.continuation !== true && start.sinceBootFirst !== false;
   }
 
@@ -187,6 +206,10 @@ export class IostatRunBuilder {
         }
         this.columns.push(column);
         this.columnIds.set(column.name, id);
+        if (column.metric !== undefined) {
+          this.rowSlots[id] = METRIC_INDEX.get(column.metric)!;
+          this.rowFactors[id] = column.factor;
+        }
         if (column.metric !== undefined && this.slots < SUMMARY_SLOTS) this.slotOf[id] = this.slots++;
         if (this.wantSamples || column.metric === 'read_iops' || column.metric === 'write_iops') this.kept[id] = 1;
         if (column.metric === 'read_iops') this.readIopsColumns.push(id);
@@ -464,7 +487,8 @@ export class IostatRunBuilder {
         if (reads >= 0 && writes >= 0) (sinceBoot ? state.sinceBoot : state.interval).add(DERIVED_IOPS, reads + writes);
       }
       state.sampleCount++;
-      if (this.wantSamples) this.emitSample(state, sinceBoot);
+      if (this.options.onIostatRow) this.emitRow(state, sinceBoot);
+      if (this.wantObjects) this.emitSample(state, sinceBoot);
       state.inReport = false;
     }
     this.touched = this.previousOrder;
@@ -473,12 +497,43 @@ export class IostatRunBuilder {
     this.previousCount = count;
   }
 
+  /** The sample as a row: metricValues' rule, as emitSample applies it, into the metrics' places. */
+  private emitRow(state: SeriesState, sinceBoot: boolean): void {
+    const { rowOut: row, rowSlots, rowFactors, report } = this;
+    const { stamp, current } = state;
+    const metrics = row.metrics.fill(NaN);
+    for (let id = 0; id < this.columns.length; id++) {
+      const slot = rowSlots[id]!;
+      if (slot >= 0 && stamp[id] === report) metrics[slot] = current[id]! * rowFactors[id]!;
+    }
+    if (!this.hasIopsColumn && !Number.isNaN(metrics[READ_IOPS]!) && !Number.isNaN(metrics[WRITE_IOPS]!))
+      metrics[IOPS] = metrics[READ_IOPS]! + metrics[WRITE_IOPS]!;
+    row.report = report;
+    row.line = state.line;
+    row.time = this.reportTime;
+    row.sinceBoot = sinceBoot;
+    this.options.onIostatRow!(this.index, state.device, row);
+  }
+
+  /**
+   * metricValues' rule in one pass over the columns: a run's column names are
+   * unique and only the first column of a metric carries it (columnIdsFor),
+   * and a kept value is never NaN (valuesFit).
+   */
   private emitSample(state: SeriesState, sinceBoot: boolean): void {
+    const { columns, report } = this;
+    const { stamp, current } = state;
     const raw: Record<string, number> = {};
-    this.columns.forEach((column, id) => {
-      if (state.stamp[id] === this.report) raw[column.name] = state.current[id]!;
-    });
-    const values = metricValues(this.columns, raw);
+    const values: Partial<Record<IostatMetric, number>> = {};
+    for (let id = 0; id < columns.length; id++) {
+      if (stamp[id] !== report) continue;
+      const column = columns[id]!;
+      const v = current[id]!;
+      raw[column.name] = v;
+      if (column.metric !== undefined) values[column.metric] = v * column.factor;
+    }
+    if (!this.hasIopsColumn && values.read_iops !== undefined && values.write_iops !== undefined)
+      values.iops = values.read_iops + values.write_iops;
     const sample: IostatSample = { report: this.report, line: state.line, sinceBoot, values, raw };
     if (this.reportTime !== undefined) sample.time = this.reportTime;
     state.samples?.push(sample);

@@ -20,7 +20,10 @@ export interface FileOptions extends Partial<StreamOptions> {
 export async function parseFile(path: string, options: FileOptions = {}): Promise<ParsedFile> {
   const source = options.source ?? path;
   const summariesOnly =
-    options.keepSamples === false && options.onIostatSample === undefined && options.onRun === undefined;
+    options.keepSamples === false &&
+    options.onIostatSample === undefined &&
+    options.onIostatRow === undefined &&
+    options.onRun === undefined;
   if (summariesOnly && options.parallel !== false && options.maxBytes === undefined) {
     const parsed = await parseFileInParallel(path, { ...options.parallel, source });
     if (parsed) return parsed;

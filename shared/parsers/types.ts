@@ -7,7 +7,7 @@
  *
  * yields onRun(run) once per finished run, in file order.
  */
-import type { IostatSample, Run } from '../model.ts';
+import type { IostatSample, IostatSampleRow, Run } from '../model.ts';
 
 export interface ParserOptions {
   /** File name or object key, for messages. */
@@ -18,6 +18,11 @@ export interface ParserOptions {
   onRun(run: Run): void;
   /** Called for every iostat sample as soon as its row is parsed (streaming consumers). */
   onIostatSample?(runIndex: number, device: string, sample: IostatSample): void;
+  /**
+   * The same samples as rows (IostatSampleRow), for a columnar writer: without
+   * keepSamples or onIostatSample, the parser makes no object per sample.
+   */
+  onIostatRow?(runIndex: number, device: string, row: IostatSampleRow): void;
   /**
    * The input starts inside a run that an earlier part of the same file began (a
    * file parsed in parts, parallel.ts): its first report does not count since boot.
