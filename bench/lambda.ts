@@ -39,6 +39,7 @@ import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -52,6 +53,7 @@ import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { build, version as esbuildVersion } from 'esbuild';
 import { lambdaEsbuildOptions } from '../infra/bundling.ts';
+import { bundleEncoderWorker } from '../infra/encoder-worker.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../infra/local/events.ts';
 import { apiEvent } from '../infra/local/http.ts';
 import { ROUTES } from '../shared/api.ts';
@@ -276,6 +278,12 @@ async function buildBundles(): Promise<Built[]> {
         outfile,
         absWorkingDir: ROOT,
       });
+      // The ingest function's package holds the samples encoder's thread too (infra/encoder-worker.ts).
+      if (fn.name === 'ingest')
+        await bundleEncoderWorker(
+          dirname(outfile),
+          lambdaEsbuildOptions(variant === 'deployed' ? undefined : ['@aws-sdk/*']),
+        );
       const bytes = statSync(outfile).size;
       const mapBytes = statSync(`${outfile}.map`).size;
       console.log(
@@ -305,8 +313,8 @@ function stageBundles(env: Emulators, work: string, builds: Built[]): Stage {
   for (const b of builds) {
     const dir = join(work, `${b.name}-${b.variant}`);
     mkdirSync(dir);
-    copyFileSync(b.bundle, join(dir, 'index.mjs'));
-    copyFileSync(`${b.bundle}.map`, join(dir, 'index.mjs.map'));
+    // The whole package: the bundle, its map, and any file packaged beside it.
+    for (const file of readdirSync(dirname(b.bundle))) copyFileSync(join(dirname(b.bundle), file), join(dir, file));
     // The deployed bundle gets no node_modules: it must not need one.
     if (b.variant === 'sdk-external') symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     copies.set(b, join(dir, 'index.mjs'));

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
 import { lambdaEsbuildOptions } from '../infra/bundling.ts';
+import { bundleEncoderWorker } from '../infra/encoder-worker.ts';
 import type { S3EventRecordInput } from '../infra/local/events.ts';
 import { LAB_CREDENTIALS } from '../shared/config.ts';
 import { type LabEndpoints } from '../infra/local/lab.ts';
@@ -32,9 +33,11 @@ export interface RunnerRun {
 
 /** The runner bundle's path, built now. */
 export async function bundleIngestRunner(): Promise<string> {
+  const options = { ...lambdaEsbuildOptions(), target: 'node20' };
+  // The samples encoder's thread, beside the runner as beside the ingest function.
+  await bundleEncoderWorker(OUT_DIR, options);
   await build({
-    ...lambdaEsbuildOptions(),
-    target: 'node20',
+    ...options,
     entryPoints: [{ in: join(ROOT, 'bench/ingest-runner.ts'), out: 'ingest-runner' }],
     outdir: OUT_DIR,
     outExtension: { '.js': '.mjs' },

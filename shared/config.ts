@@ -80,7 +80,11 @@ export const MB = 1_000_000;
  */
 export const INGEST_LIMITS = {
   timeoutSeconds: 300,
-  memoryMB: 1024,
+  /**
+   * Two vCPUs' worth (Lambda gives one per 1,769 MB): an iostat log's samples
+   * object is encoded on a second thread while the first parses.
+   */
+  memoryMB: 3584,
   /** Deliveries before a message moves to the dead-letter queue. */
   maxReceiveCount: 3,
   /** AWS guidance for SQS event sources: a visibility timeout of at least 6x the function timeout. */

@@ -22,6 +22,7 @@ import {
   type PartProps,
 } from './lab-function.ts';
 import { grantSamples, SAMPLES_ACCESS } from './results-bucket.ts';
+import { encoderWorkerCommand } from '../encoder-worker.ts';
 
 /** How long either queue keeps a message: SQS's longest. */
 const QUEUE_RETENTION = Duration.days(14);
@@ -106,6 +107,8 @@ export function ingestFunction(stack: Stack, props: IngestFunctionProps): LabFun
       [ENV.maxSeriesPerFile]: String(settings.maxSeriesPerFile),
       [ENV.queueUrl]: queue.queueUrl,
     },
+    // Samples objects are encoded on a thread of their own, from a bundle packaged beside the handler's.
+    afterBundling: (inputDir, outputDir) => [encoderWorkerCommand(inputDir, outputDir)],
   });
   grantIngest(ingest.role, props);
   ingest.fn.addEventSource(

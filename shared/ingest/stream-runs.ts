@@ -16,7 +16,7 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { LAB_DEFAULTS } from '../config.ts';
 import { labelFromObject, labelFromRun, parseTags } from '../labels.ts';
-import type { IostatSample, Run } from '../model.ts';
+import type { IostatSampleRow, Run } from '../model.ts';
 import { ParseError, parseStream } from '../parsers/index.ts';
 import { BatchWriter } from '../store/batch.ts';
 import { runId as makeRunId } from '../store/keys.ts';
@@ -35,6 +35,8 @@ import { PermanentFailure, type IngestDeps } from './deps.ts';
 
 /** Samples held in series buffers across all runs before they are written as partial row groups. */
 export const MAX_BUFFERED_SAMPLES = 50_000;
+/** Samples between two checks of that bound: summing every writer's buffer at every sample cost the parse. */
+const BUFFER_CHECK_SAMPLES = 256;
 /** A delivery that writes for this long without starting a run still tells the sweeper it is alive. */
 const HEARTBEAT_MS = 60_000;
 
@@ -77,7 +79,7 @@ export async function streamRuns(object: ObjectRef, claim: Claim, deps: IngestDe
       source: object.key,
       keepSamples: false,
       maxBytes: deps.maxUploadBytes,
-      onIostatSample: (index, native, sample) => writer.sample(index, native, sample),
+      onIostatRow: (index, native, row) => writer.sample(index, native, row),
       onRun: (run) => writer.run(run),
     });
     return await writer.finish(parsed.format);
@@ -93,6 +95,7 @@ class VersionWriter {
   private readonly samples = new Map<number, SamplesWriter>();
   /** Series seen per run, for the limit on series a file. */
   private readonly seen = new Set<string>();
+  private sinceBufferCheck = 0;
   /** Finished iostat runs whose samples object is still being stored: their META waits for it. */
   private closing: { writer: SamplesWriter; meta: IostatRunItem }[] = [];
   private readonly ingestedAt: string;
@@ -125,17 +128,17 @@ class VersionWriter {
     }
   }
 
-  sample(index: number, native: string, sample: IostatSample): void {
+  sample(index: number, native: string, row: IostatSampleRow): void {
     const writer = this.samplesFor(index);
-    const key = `${index}\u0000${native}`;
-    if (!this.seen.has(key)) {
-      this.countSeries(sample.line);
-      this.seen.add(key);
+    if (writer.add(native, row)) {
+      this.countSeries(row.line);
+      this.seen.add(`${index}\u0000${native}`);
     }
-    writer.add(native, sample);
+    // Thousands of devices would each fill a row group slowly: write the partial buffers now.
+    if (++this.sinceBufferCheck < BUFFER_CHECK_SAMPLES) return;
+    this.sinceBufferCheck = 0;
     let buffered = 0;
     for (const w of this.samples.values()) buffered += w.buffered;
-    // Thousands of devices would each fill a row group slowly: write the partial buffers now.
     if (buffered >= MAX_BUFFERED_SAMPLES) for (const w of this.samples.values()) w.cutAll();
   }
 

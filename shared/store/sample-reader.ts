@@ -16,6 +16,7 @@
 import { GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { parquetMetadataAsync, parquetRead, type AsyncBuffer, type FileMetaData, type RowGroup } from 'hyparquet';
 import type { IostatMetric } from '../metrics.ts';
+import { samplesDecompressors } from './samples-schema.ts';
 
 /** One series' page of one metric: the columns side by side, a sample per index. */
 export interface SeriesSamples {
@@ -195,6 +196,7 @@ async function readColumns(
     columns,
     rowStart,
     rowEnd,
+    compressors: samplesDecompressors,
     // A chunk may hold rows outside the range asked for: only those inside are kept.
     onChunk: ({ columnName, columnData, rowStart: from }) => {
       const target = out[columnName]!;

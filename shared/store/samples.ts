@@ -6,21 +6,21 @@
  * buffer to bound memory). Row groups stream into S3 through a multipart
  * upload as they are written, so a 200 MB log never sits in memory whole.
  *
- *   add('sda', sample) ... add('sdb', sample) ... drain() ... finish()
+ *   add('sda', row) ... add('sdb', row) ... drain() ... finish()
  *     -> { key: 'samples/<runId>.parquet', bytes, rows }
  *
  * Deleting them is samples-removal.ts: the steps that only remove runs need
  * nothing of the writing.
  */
 import { Upload } from '@aws-sdk/lib-storage';
-import { ByteWriter, ParquetWriter, schemaFromColumnData, type ColumnSource } from 'hyparquet-writer';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
-import type { IostatMetric } from '../metrics.ts';
-import type { IostatSample } from '../model.ts';
+import type { IostatSampleRow } from '../model.ts';
 import type { SamplesObject, TimeSpan } from './items.ts';
 import type { ResultsBucket } from './samples-removal.ts';
 import { spanOf } from './run-items.ts';
+import { encoderThread } from './samples-encoder.ts';
+import type { SampleGroup } from './samples-encoder.ts';
 import { ROW_GROUP_SAMPLES, SAMPLE_METRICS, samplesKey } from './samples-schema.ts';
 
 /** Bytes the upload's stream holds before the writer waits for S3 to take them. */
@@ -31,119 +31,118 @@ const UPLOAD_PARTS_IN_FLIGHT = 2;
 const UPLOAD_PART_BYTES = 5_242_880;
 export const SAMPLES_CONTENT_TYPE = 'application/vnd.apache.parquet';
 
+/** Samples a new series buffer has room for; it doubles up to ROW_GROUP_SAMPLES. */
+const FIRST_CAPACITY = 256;
 /**
- * The file's columns: types and nullability as samples-schema.ts lays them out.
- * Statistics only where a reader picks row groups by them (the series, its
- * reports); no offset indexes (readers read whole column chunks): a file of
- * thousands of series has as many row groups, and each column chunk's extras
- * would stay in memory until the footer is written.
+ * Samples a writer may have at the encoder thread, not yet streamed out: room
+ * for several rounds of row groups, since the series of a log fill theirs
+ * together, and the parse goes on while the encoder catches up. 32 full row
+ * groups; a literal, so that bundles which never write drop this module.
  */
-function columnTypes(): Omit<ColumnSource, 'data'>[] {
-  const column = (name: string, type: ColumnSource['type'], nullable: boolean, statistics = false) => ({
-    name,
-    type,
-    nullable,
-    statistics,
-    offsetIndex: false,
-  });
-  return [
-    column('series', 'STRING', false, true),
-    column('report', 'INT32', false, true),
-    column('line', 'INT32', false),
-    column('time', 'STRING', true),
-    column('since_boot', 'BOOLEAN', false),
-    ...SAMPLE_METRICS.map((name) => column(name, 'DOUBLE', true)),
-  ];
-}
+const SAMPLES_IN_FLIGHT = 131_072;
 
-/**
- * The columns and the schema, made when the first file is: a bundle that only
- * imports this module (the steps that remove runs) runs nothing of it.
- */
-let layout: { columns: Omit<ColumnSource, 'data'>[]; schema: ReturnType<typeof schemaFromColumnData> } | undefined;
-function fileLayout(): NonNullable<typeof layout> {
-  if (layout !== undefined) return layout;
-  const columns = columnTypes();
-  return (layout = { columns, schema: schemaFromColumnData({ columnData: columns.map((c) => ({ ...c, data: [] })) }) });
-}
-
-/** One series' samples not yet written, column by column: the sample objects themselves are dropped. */
+/** One series' samples not yet written, column by column in typed arrays: the sample objects are dropped. */
 class SeriesBuffer {
-  reports: number[] = [];
-  lines: number[] = [];
-  times: (string | null)[] = [];
-  sinceBoot: boolean[] = [];
-  metrics = new Map<IostatMetric, (number | null)[]>(SAMPLE_METRICS.map((m) => [m, []]));
+  count = 0;
+  private capacity = 0;
+  private reports!: Int32Array;
+  private lines!: Int32Array;
+  private sinceBoot!: Uint8Array;
+  private metrics!: Float64Array;
+  private times!: (string | null)[];
   /** First and last sample time of the whole series (log order is time order): its span. */
   firstTime: string | undefined;
   lastTime: string | undefined;
 
-  get count(): number {
-    return this.reports.length;
+  constructor() {
+    this.empty(FIRST_CAPACITY);
   }
 
-  add(sample: IostatSample): void {
-    this.reports.push(sample.report);
-    this.lines.push(sample.line);
-    this.times.push(sample.time ?? null);
-    this.sinceBoot.push(sample.sinceBoot);
-    if (sample.time !== undefined) {
-      this.firstTime ??= sample.time;
-      this.lastTime = sample.time;
+  add(row: IostatSampleRow): void {
+    if (this.count === this.capacity) this.grow();
+    const i = this.count++;
+    this.reports[i] = row.report;
+    this.lines[i] = row.line;
+    this.sinceBoot[i] = row.sinceBoot ? 1 : 0;
+    this.times.push(row.time ?? null);
+    if (row.time !== undefined) {
+      this.firstTime ??= row.time;
+      this.lastTime = row.time;
     }
-    const values = sample.values;
-    for (const [metric, column] of this.metrics) column.push(values[metric] ?? null);
+    const from = row.metrics;
+    const metrics = this.metrics;
+    for (let m = 0, at = i; m < from.length; m++, at += this.capacity) metrics[at] = from[m]!;
   }
 
-  /** The buffered samples as the file's columns, and the buffer emptied. */
-  take(native: string): ColumnSource[] {
-    const count = this.count;
-    const columns: ColumnSource[] = [
-      { name: 'series', data: new Array<string>(count).fill(native) },
-      { name: 'report', data: this.reports },
-      { name: 'line', data: this.lines },
-      { name: 'time', data: this.times },
-      { name: 'since_boot', data: this.sinceBoot },
-      ...SAMPLE_METRICS.map((m) => ({ name: m, data: this.metrics.get(m)! })),
-    ];
-    this.reports = [];
-    this.lines = [];
-    this.times = [];
-    this.sinceBoot = [];
-    this.metrics = new Map(SAMPLE_METRICS.map((m) => [m, []]));
-    const types = fileLayout().columns;
-    return columns.map((c, i) => ({ ...types[i]!, ...c }));
+  /** The buffered samples as a group for the encoder (its arrays change hands), and the buffer emptied. */
+  take(series: string): SampleGroup {
+    const group: SampleGroup = {
+      series,
+      count: this.count,
+      capacity: this.capacity,
+      reports: this.reports,
+      lines: this.lines,
+      times: this.times,
+      sinceBoot: this.sinceBoot,
+      metrics: this.metrics,
+    };
+    // Its arrays are the encoder's now; a series that filled this much will likely fill as much again.
+    this.empty(this.capacity);
+    return group;
   }
+
+  private empty(capacity: number): void {
+    this.count = 0;
+    this.capacity = capacity;
+    this.reports = new Int32Array(capacity);
+    this.lines = new Int32Array(capacity);
+    this.sinceBoot = new Uint8Array(capacity);
+    this.metrics = new Float64Array(capacity * SAMPLE_METRICS.length);
+    this.times = [];
+  }
+
+  private grow(): void {
+    const capacity = Math.min(this.capacity * 2, ROW_GROUP_SAMPLES);
+    const metrics = new Float64Array(capacity * SAMPLE_METRICS.length);
+    for (let m = 0; m < SAMPLE_METRICS.length; m++)
+      metrics.set(this.metrics.subarray(m * this.capacity, (m + 1) * this.capacity), m * capacity);
+    const widen = <T extends Int32Array | Uint8Array>(from: T, to: T): T => (to.set(from), to);
+    this.reports = widen(this.reports, new Int32Array(capacity));
+    this.lines = widen(this.lines, new Int32Array(capacity));
+    this.sinceBoot = widen(this.sinceBoot, new Uint8Array(capacity));
+    this.metrics = metrics;
+    this.capacity = capacity;
+  }
+}
+
+/** Wait until the stream takes more, or the upload has failed. */
+async function send(out: PassThrough, bytes: Uint8Array, failed: Promise<never>): Promise<void> {
+  if (!out.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)))
+    await Promise.race([once(out, 'drain'), failed]);
+}
+
+interface OpenFile {
+  id: number;
+  out: PassThrough;
+  upload: Upload;
+  done: Promise<unknown>;
+  failed: Promise<never>;
+  bytes: number;
+  /** Row groups at the encoder, in file order, and how many samples they hold. */
+  encoding: { bytes: Promise<Uint8Array>; samples: number }[];
+  inFlight: number;
 }
 
 /**
- * The bytes ParquetWriter appends, handed to a stream each time it flushes (after
- * every row group) instead of kept: the buffer only ever holds one row group.
- * A ByteWriter with its flush and finish given, as hyparquet-writer's own file
- * writer is made (a subclass would keep this module in bundles that never write).
+ * One run's samples object, written while the run streams past: the row
+ * groups are encoded on the encoder thread (samples-encoder.ts), at most
+ * GROUPS_IN_FLIGHT at a time, and streamed out in order.
  */
-function streamingWriter(out: PassThrough, failed: Promise<never>): ByteWriter {
-  const writer = new ByteWriter(64 * 1024);
-  const flush = async (): Promise<void> => {
-    if (writer.index === 0) return;
-    // A copy: the writer reuses its buffer for the next row group.
-    const bytes = Buffer.from(new Uint8Array(writer.buffer, 0, writer.index));
-    writer.index = 0;
-    if (!out.write(bytes)) await Promise.race([once(out, 'drain'), failed]);
-  };
-  const finish = async (): Promise<void> => {
-    await flush();
-    out.end();
-  };
-  return Object.assign(writer, { flush, finish });
-}
-
-/** One run's samples object, written while the run streams past. */
 export class SamplesWriter {
   private readonly series = new Map<string, SeriesBuffer>();
   /** Row groups ready to be written (full or cut buffers), in the order they filled. */
-  private ready: ColumnSource[][] = [];
-  private file: { parquet: ParquetWriter; writer: ByteWriter; upload: Upload; done: Promise<unknown> } | undefined;
+  private ready: SampleGroup[] = [];
+  private file: OpenFile | undefined;
   private rows = 0;
   /** Samples added and not yet handed to the file. */
   buffered = 0;
@@ -157,13 +156,18 @@ export class SamplesWriter {
     this.key = samplesKey(runId);
   }
 
-  /** Add one sample of a series; a full buffer becomes a row group for the next drain(). */
-  add(native: string, sample: IostatSample): void {
+  /**
+   * Add one sample of a series, copied from the parser's row (true when it is
+   * the series' first); a full buffer becomes a row group for the next drain().
+   */
+  add(native: string, row: IostatSampleRow): boolean {
     let buffer = this.series.get(native);
+    const first = buffer === undefined;
     if (buffer === undefined) this.series.set(native, (buffer = new SeriesBuffer()));
-    buffer.add(sample);
+    buffer.add(row);
     this.buffered++;
     if (buffer.count >= ROW_GROUP_SAMPLES) this.cut(native, buffer);
+    return first;
   }
 
   /** Every series' partial buffer becomes a row group now: bounds memory when thousands of series fill slowly. */
@@ -177,15 +181,17 @@ export class SamplesWriter {
     return buffer === undefined ? undefined : spanOf([buffer.firstTime, buffer.lastTime]);
   }
 
-  /** Write the row groups that are ready into the upload; resolves once S3 has taken enough to go on. */
+  /** Hand the ready row groups to the encoder; resolves once the file is within its samples in flight. */
   async drain(): Promise<void> {
     while (this.ready.length > 0) {
-      const columnData = this.ready.shift()!;
+      const group = this.ready.shift()!;
       const file = (this.file ??= this.open());
-      const rows = columnData[0]!.data.length;
-      // One call per row group: rowGroupSize its length, so a group never mixes series.
-      await file.parquet.write({ columnData, rowGroupSize: rows });
-      this.rows += rows;
+      const bytes = encoderThread.request(file.id, 'write', group);
+      bytes.catch(() => undefined);
+      file.encoding.push({ bytes, samples: group.count });
+      file.inFlight += group.count;
+      this.rows += group.count;
+      while (file.inFlight > SAMPLES_IN_FLIGHT) await this.writeNext(file);
     }
   }
 
@@ -195,9 +201,13 @@ export class SamplesWriter {
     await this.drain();
     const file = this.file;
     if (file === undefined) return undefined;
-    await file.parquet.finish();
+    while (file.encoding.length > 0) await this.writeNext(file);
+    const footer = await encoderThread.request(file.id, 'finish');
+    file.bytes += footer.byteLength;
+    await send(file.out, footer, file.failed);
+    file.out.end();
     await file.done;
-    return { key: this.key, bytes: file.writer.offset, rows: this.rows };
+    return { key: this.key, bytes: file.bytes, rows: this.rows };
   }
 
   /** Give up on the object: an unfinished multipart upload is aborted (a lifecycle rule catches any left). */
@@ -206,6 +216,8 @@ export class SamplesWriter {
     this.ready = [];
     const file = this.file;
     if (file === undefined) return;
+    await Promise.allSettled([...file.encoding.map((e) => e.bytes), encoderThread.request(file.id, 'drop')]);
+    file.encoding = [];
     await file.upload.abort().catch(() => undefined);
     await file.done.catch(() => undefined);
   }
@@ -215,14 +227,23 @@ export class SamplesWriter {
     this.ready.push(buffer.take(native));
   }
 
-  private open() {
-    const body = new PassThrough({ highWaterMark: STREAM_BUFFER_BYTES });
+  /** The oldest group at the encoder, into the upload's stream. */
+  private async writeNext(file: OpenFile): Promise<void> {
+    const next = file.encoding.shift()!;
+    file.inFlight -= next.samples;
+    const bytes = await next.bytes;
+    file.bytes += bytes.byteLength;
+    await send(file.out, bytes, file.failed);
+  }
+
+  private open(): OpenFile {
+    const out = new PassThrough({ highWaterMark: STREAM_BUFFER_BYTES });
     const upload = new Upload({
       client: this.bucket.s3,
       params: {
         Bucket: this.bucket.resultsBucket,
         Key: this.key,
-        Body: body,
+        Body: out,
         ContentType: SAMPLES_CONTENT_TYPE,
       },
       queueSize: UPLOAD_PARTS_IN_FLIGHT,
@@ -237,9 +258,6 @@ export class SamplesWriter {
     );
     failed.catch(() => undefined);
     done.catch(() => undefined);
-    const writer = streamingWriter(body, failed as Promise<never>);
-    // Whole series names in the statistics: readers find a series' row groups by them.
-    const parquet = new ParquetWriter({ writer, schema: fileLayout().schema, statisticsTruncateLength: Infinity });
-    return { parquet, writer, upload, done };
+    return { id: encoderThread.newFile(), out, upload, done, failed, bytes: 0, encoding: [], inFlight: 0 };
   }
 }

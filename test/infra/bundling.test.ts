@@ -2,7 +2,8 @@
  * The Lambda bundles as the stack builds them (infra/bundling.ts, the settings
  * NodejsFunction gets): self-contained, the AWS SDK included, so each loads in a
  * fresh node from a directory with no node_modules, as it runs from /var/task;
- * and a source map beside each that maps back to the project's code.
+ * and a source map beside each that maps back to the project's code; the
+ * ingest function's samples encoder thread runs from the bundle packaged beside it.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,7 +15,11 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CREDENTIAL_PROVIDERS_UNUSED_IN_LAMBDA, lambdaEsbuildOptions } from '../../infra/bundling.ts';
+import { parquetReadObjects } from 'hyparquet';
+import { bundleEncoderWorker } from '../../infra/encoder-worker.ts';
 import { ENV } from '../../shared/config.ts';
+import { ENCODER_WORKER } from '../../shared/store/samples-encoder.ts';
+import { SAMPLE_METRICS, samplesDecompressors } from '../../shared/store/samples-schema.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HANDLERS = {
@@ -84,4 +89,30 @@ describe('Lambda bundles', () => {
       expect(stdout.trim()).toBe('function');
     }, 120_000);
   }
+
+  it('ingest: the samples encoder thread runs from its own bundle beside the handler, with no node_modules', async () => {
+    const dir = join(work, 'encoder');
+    await build({
+      ...lambdaEsbuildOptions(),
+      entryPoints: [join(ROOT, 'test/support/encoder-probe.ts')],
+      outfile: join(dir, 'index.mjs'),
+      absWorkingDir: ROOT,
+      logLevel: 'silent',
+    });
+    const worker = await bundleEncoderWorker(dir);
+    expect(worker).toBe(join(dir, `${ENCODER_WORKER}.mjs`));
+    const { stdout } = await run(process.execPath, [join(dir, 'index.mjs')], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] },
+    });
+    const bytes = Buffer.from(stdout, 'base64');
+    const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const rows = await parquetReadObjects({ file, compressors: samplesDecompressors });
+    expect(rows.map((r) => [r['series'], r['report'], r['line'], r['since_boot'], r[SAMPLE_METRICS[0]!]])).toEqual([
+      ['sda', 0, 3, true, 1.5],
+      ['sda', 1, 5, false, 2.5],
+      ['sda', 2, 7, false, 3.5],
+    ]);
+    expect(rows.every((r) => Number.isNaN(r[SAMPLE_METRICS[1]!]))).toBe(true);
+  }, 120_000);
 });

@@ -539,7 +539,7 @@ describe('ingest function', () => {
       expect(fn.Architectures).toEqual(['arm64']);
       expect(fn.Runtime).toBe(newestNode);
       expect(['nodejs22.x', 'nodejs24.x']).toContain(fn.Runtime);
-      expect(fn.MemorySize).toBe(1024);
+      expect(fn.MemorySize).toBe(3584);
       expect(fn.Timeout).toBe(300);
       expect(fn.Handler).toBe('index.handler');
       expect(fn.LoggingConfig.LogGroup).toEqual(ref(ids(lab).logGroup));

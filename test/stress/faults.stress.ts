@@ -36,7 +36,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
+import { bundleEncoderWorker } from '../../infra/encoder-worker.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { LocalQueue } from '../../infra/local/queue.ts';
@@ -482,9 +483,7 @@ const KILL_SCENARIOS: KillScenario[] = [
  */
 async function bundleIngestProcess(): Promise<string> {
   const outfile = join(mkdtempSync(join(tmpdir(), 'benchdrop-ingest-process-')), 'index.mjs');
-  await build({
-    entryPoints: [INGEST_PROCESS],
-    outfile,
+  const options: BuildOptions = {
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -493,7 +492,10 @@ async function bundleIngestProcess(): Promise<string> {
     // CommonJS dependencies call require() for Node's own modules.
     banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
     logLevel: 'warning',
-  });
+  };
+  await build({ ...options, entryPoints: [INGEST_PROCESS], outfile });
+  // The samples encoder's thread, beside the handler as in the function's package.
+  await bundleEncoderWorker(dirname(outfile), options);
   return outfile;
 }
 

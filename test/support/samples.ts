@@ -7,7 +7,7 @@
  */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { parquetMetadata, parquetReadObjects, type FileMetaData } from 'hyparquet';
-import { SAMPLE_METRICS } from '../../shared/store/samples-schema.ts';
+import { SAMPLE_METRICS, samplesDecompressors } from '../../shared/store/samples-schema.ts';
 import type { IostatSample } from '../../shared/model.ts';
 
 export interface StoredFile {
@@ -21,7 +21,10 @@ export async function readSamplesObject(s3: S3Client, bucket: string, key: strin
   const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   const body = await object.Body!.transformToByteArray();
   const bytes = body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer;
-  const rows = (await parquetReadObjects({ file: bytes })) as Record<string, unknown>[];
+  const rows = (await parquetReadObjects({ file: bytes, compressors: samplesDecompressors })) as Record<
+    string,
+    unknown
+  >[];
   return { bytes, metadata: parquetMetadata(bytes), rows };
 }
 
@@ -42,7 +45,8 @@ export function seriesSamples(rows: readonly Record<string, unknown>[], series: 
       const values: IostatSample['values'] = {};
       for (const metric of SAMPLE_METRICS) {
         const value = row[metric];
-        if (value !== null && value !== undefined) values[metric] = value as number;
+        // NaN where the log printed none (null in objects written before).
+        if (typeof value === 'number' && !Number.isNaN(value)) values[metric] = value;
       }
       const sample: StoredSample = {
         report: row['report'] as number,

@@ -1,7 +1,8 @@
 /**
  * shared/store/sample-reader.ts against s3rver, on objects written here with
- * hyparquet-writer's ParquetWriter as samples-schema.ts lays them out, but with
- * the writer's default statistics: string bounds cut at 16 bytes, so a long
+ * hyparquet-writer's ParquetWriter as earlier versions wrote them (nullable
+ * metrics, snappy pages; today's writer is covered by the samples route's
+ * tests), and with the writer's default statistics: string bounds cut at 16 bytes, so a long
  * series name (Solaris `c0t5000CCA012345678d0`) is not in them and the reader
  * has to read the group's first value. Row groups of the series interleave, a
  * series skips reports, and the footer is read once and kept.

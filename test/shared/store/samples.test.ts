@@ -1,13 +1,13 @@
 /**
  * SamplesWriter against s3rver: a run's samples go into one Parquet object, each
- * row group one series, every sample back as it was added, null where a
+ * row group one series, every sample back as it was added, NaN where a
  * metric is missing; a large object goes up as a multipart upload; a run
  * without samples writes nothing; abort leaves nothing; deleteSamples removes.
  */
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '../../../harness/emulators.ts';
-import type { IostatRun, IostatSample } from '../../../shared/model.ts';
+import { sampleRow, type IostatRun, type IostatSample } from '../../../shared/model.ts';
 import { parseText } from '../../../shared/parsers/index.ts';
 import { iostatRunItem, joinSpans } from '../../../shared/store/run-items.ts';
 import { SamplesWriter } from '../../../shared/store/samples.ts';
@@ -58,7 +58,7 @@ describe('a run’s samples object', () => {
   it('holds every sample of every series, each row group one series, values as the parser gave them', async () => {
     const run = (await parseText(LINUX)).runs[0] as IostatRun;
     const writer = new SamplesWriter(bucket(), 'rlinux');
-    for (const series of run.series) for (const s of series.samples!) writer.add(series.device, s);
+    for (const series of run.series) for (const s of series.samples!) writer.add(series.device, sampleRow(s));
     const stored = await writer.finish();
     expect(stored).toMatchObject({ key: samplesKey('rlinux'), rows: 5 });
     const head = await env.s3.send(new HeadObjectCommand({ Bucket: env.resultsBucket, Key: stored!.key }));
@@ -70,10 +70,10 @@ describe('a run’s samples object', () => {
       { min: 'sda', max: 'sda', rows: 3 },
       { min: 'sdb', max: 'sdb', rows: 2 },
     ]);
-    // A metric the platform does not print is null in every row.
+    // A metric the platform does not print is NaN in every row (required column: no levels to encode).
     const unprinted = SAMPLE_METRICS.filter((m) => run.series.every((s) => s.samples!.every((x) => !(m in x.values))));
     expect(unprinted.length).toBeGreaterThan(0);
-    for (const row of file.rows) for (const m of unprinted) expect(row[m]).toBeNull();
+    for (const row of file.rows) for (const m of unprinted) expect(row[m]).toBeNaN();
     // The span the run's META gets, from what streamed past.
     const bare: IostatRun = { ...run, series: run.series.map(({ samples: _s, ...s }) => s) };
     const span = joinSpans(run.series.map((s) => writer.span(s.device)));
@@ -92,7 +92,7 @@ describe('a run’s samples object', () => {
       for (const series of ['a', 'b']) {
         const s = sample(i, i + series.length, series === 'b');
         if (series === 'b' && i % 2 === 1) delete s.time;
-        writer.add(series, s);
+        writer.add(series, sampleRow(s));
         added[series]!.push(s);
       }
       if (i === 99) writer.cutAll();
@@ -115,7 +115,7 @@ describe('a run’s samples object', () => {
     // Values that do not compress: about 8 bytes each, past S3's 5 MiB part size.
     const count = 60_000;
     for (let i = 0; i < count; i++) {
-      writer.add('big', sample(i, i * 7.31));
+      writer.add('big', sampleRow(sample(i, i * 7.31)));
       if (i % 1000 === 0) await writer.drain();
     }
     const stored = (await writer.finish())!;
@@ -130,11 +130,11 @@ describe('a run’s samples object', () => {
   it('a run without samples writes no object; an aborted one leaves none; deleteSamples removes, a missing one too', async () => {
     expect(await new SamplesWriter(bucket(), 'rnone').finish()).toBeUndefined();
     const aborted = new SamplesWriter(bucket(), 'raborted');
-    for (let i = 0; i < ROW_GROUP_SAMPLES; i++) aborted.add('sda', sample(i, i));
+    for (let i = 0; i < ROW_GROUP_SAMPLES; i++) aborted.add('sda', sampleRow(sample(i, i)));
     await aborted.drain();
     await aborted.abort();
     const kept = new SamplesWriter(bucket(), 'rkept');
-    kept.add('sda', sample(0, 1));
+    kept.add('sda', sampleRow(sample(0, 1)));
     await kept.finish();
     const keys = await objectKeys();
     expect(keys).toContain(samplesKey('rkept'));
