@@ -31,8 +31,11 @@ const UPLOAD_PARTS_IN_FLIGHT = 2;
 const UPLOAD_PART_BYTES = 5_242_880;
 export const SAMPLES_CONTENT_TYPE = 'application/vnd.apache.parquet';
 
-/** Samples a new series buffer has room for; it doubles up to ROW_GROUP_SAMPLES. */
-const FIRST_CAPACITY = 256;
+/**
+ * Samples a new series buffer has room for; it doubles up to ROW_GROUP_SAMPLES.
+ * Small: a file of 20,000 series (maxSeriesPerFile) holds a buffer for each.
+ */
+const FIRST_CAPACITY = 16;
 /**
  * Samples a writer may have at the encoder thread, not yet streamed out: room
  * for several rounds of row groups, since the series of a log fill theirs
@@ -45,6 +48,8 @@ const SAMPLES_IN_FLIGHT = 131_072;
 class SeriesBuffer {
   count = 0;
   private capacity = 0;
+  /** The capacity the next arrays start with: what the series filled last time. */
+  private nextCapacity = FIRST_CAPACITY;
   private reports!: Int32Array;
   private lines!: Int32Array;
   private sinceBoot!: Uint8Array;
@@ -55,7 +60,7 @@ class SeriesBuffer {
   lastTime: string | undefined;
 
   constructor() {
-    this.empty(FIRST_CAPACITY);
+    this.empty();
   }
 
   add(row: IostatSampleRow): void {
@@ -86,23 +91,25 @@ class SeriesBuffer {
       sinceBoot: this.sinceBoot,
       metrics: this.metrics,
     };
-    // Its arrays are the encoder's now; a series that filled this much will likely fill as much again.
-    this.empty(this.capacity);
+    // Its arrays are the encoder's now. A series that filled this much will likely fill as much
+    // again, but gets its arrays at its next sample: thousands of cut buffers hold none meanwhile.
+    this.nextCapacity = this.capacity;
+    this.empty();
     return group;
   }
 
-  private empty(capacity: number): void {
+  private empty(): void {
     this.count = 0;
-    this.capacity = capacity;
-    this.reports = new Int32Array(capacity);
-    this.lines = new Int32Array(capacity);
-    this.sinceBoot = new Uint8Array(capacity);
-    this.metrics = new Float64Array(capacity * SAMPLE_METRICS.length);
+    this.capacity = 0;
+    this.reports = new Int32Array(0);
+    this.lines = new Int32Array(0);
+    this.sinceBoot = new Uint8Array(0);
+    this.metrics = new Float64Array(0);
     this.times = [];
   }
 
   private grow(): void {
-    const capacity = Math.min(this.capacity * 2, ROW_GROUP_SAMPLES);
+    const capacity = this.capacity === 0 ? this.nextCapacity : Math.min(this.capacity * 2, ROW_GROUP_SAMPLES);
     const metrics = new Float64Array(capacity * SAMPLE_METRICS.length);
     for (let m = 0; m < SAMPLE_METRICS.length; m++)
       metrics.set(this.metrics.subarray(m * this.capacity, (m + 1) * this.capacity), m * capacity);
