@@ -35,8 +35,6 @@ import { PermanentFailure, type IngestDeps } from './deps.ts';
 
 /** Samples held in series buffers across all runs before they are written as partial row groups. */
 export const MAX_BUFFERED_SAMPLES = 50_000;
-/** Samples between two checks of that bound: summing every writer's buffer at every sample cost the parse. */
-const BUFFER_CHECK_SAMPLES = 256;
 /** A delivery that writes for this long without starting a run still tells the sweeper it is alive. */
 const HEARTBEAT_MS = 60_000;
 
@@ -95,7 +93,6 @@ class VersionWriter {
   private readonly samples = new Map<number, SamplesWriter>();
   /** Series seen per run, for the limit on series a file. */
   private readonly seen = new Set<string>();
-  private sinceBufferCheck = 0;
   /** Finished iostat runs whose samples object is still being stored: their META waits for it. */
   private closing: { writer: SamplesWriter; meta: IostatRunItem }[] = [];
   private readonly ingestedAt: string;
@@ -135,8 +132,6 @@ class VersionWriter {
       this.seen.add(`${index}\u0000${native}`);
     }
     // Thousands of devices would each fill a row group slowly: write the partial buffers now.
-    if (++this.sinceBufferCheck < BUFFER_CHECK_SAMPLES) return;
-    this.sinceBufferCheck = 0;
     let buffered = 0;
     for (const w of this.samples.values()) buffered += w.buffered;
     if (buffered >= MAX_BUFFERED_SAMPLES) for (const w of this.samples.values()) w.cutAll();
