@@ -18,7 +18,7 @@
  *      of three disks (sda, sdb, sdc; harness/ground-truth.ts iostatSession,
  *      A 1.05 times better, 3 % noise between runs) parsed as ingest parses it
  *      (summaries only) and stored as ingest stores it: the run META
- *      (iostatRunItem), one SERIES index item per disk, its TAG items and one
+ *      (iostatRunItem, holding its series), its TAG items and one
  *      DEVICES item for the upload label and one per series label (`bench-io-a/sda` ...), no sample chunks
  *      (comparisons do not read them); the iostat runs count toward the totals;
  *      written with BatchWriter;

@@ -122,10 +122,8 @@ async function baselineIngest(env: Emulators, key: string, version: string): Pro
       ingestedAt,
     };
     const items = iostatRunItem(run as IostatRun, ctx, { span: joinSpans(spans) });
-    for (const s of items.series) {
-      labels.add(s.device);
-      writer.put(s);
-    }
+    for (const label of items.seriesLabels) labels.add(label);
+    for (const s of items.series) writer.put(s);
     for (const tag of runTagItems(items.run)) writer.put(tag);
     metas.push(items.run);
   };

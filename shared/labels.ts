@@ -114,6 +114,16 @@ export function seriesLabel(label: string, native: string): string {
   return `${normaliseName(label)}/${nativeInLabel(native)}`;
 }
 
+/**
+ * The labels a series label may be filed under: each part before a `/`
+ * (`lab/x4100/sda` is `lab`'s series `x4100/sda` or `lab/x4100`'s `sda`).
+ */
+export function uploadLabelsOf(label: string): string[] {
+  const labels: string[] = [];
+  for (let i = label.indexOf('/'); i > 0; i = label.indexOf('/', i + 1)) labels.push(label.slice(0, i));
+  return labels;
+}
+
 const TAG_PART = /^[A-Za-z0-9_.:+@/-]+$/;
 /** The characters a tag key or value is made of, as messages say it. */
 export const TAG_PART_CHARACTERS = 'letters, digits and _ . : + @ / -';

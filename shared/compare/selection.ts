@@ -22,10 +22,12 @@
  *   run=ID            1 BatchGet of its META (+ SERIES pages for an iostat run
  *                     of more than MAX_SERIES_IN_META series)
  *   device=LABEL      the byDevice pages of LABEL, which hold its runs (iostat
- *                     ones with their series); when they hold none (a series
- *                     label, or iostat runs stored before their METAs were
- *                     indexed) also the DEVICES page under LABEL/ and the
- *                     byDevice pages of each series label listed there
+ *                     ones with their series), and of each upload label LABEL
+ *                     starts with (`x4100` for `x4100/sda`: its METAs hold the
+ *                     series filed under LABEL); when they hold none (iostat
+ *                     runs stored before their METAs were indexed) also the
+ *                     DEVICES page under LABEL/ and the byDevice pages of each
+ *                     series label listed there
  *   tag.K=V (no run=  the byTag pages of that tag + ceil(runs whose entry passes
  *   or exact device)  the other terms / 100) BatchGets of their METAs
  *   device=PRE*       one DEVICES page of the labels under that prefix (begins_with:
@@ -33,8 +35,9 @@
  *                     each label matching the pattern
  *   otherwise         one DEVICES page of the first labels + the byDevice pages
  *                     of each label the device terms allow
- *   + for iostat      ceil(distinct runs of the series that pass every term but
- *                     context~ / 100) BatchGets of their META heads
+ *   + for iostat      ceil(distinct runs of the SERIES items that pass every
+ *                     term but context~ / 100) BatchGets of their META heads
+ *                     (series a META holds come with their head)
  * Unrelated devices and runs add nothing, except to the DEVICES page of a
  * selector whose device pattern starts with a wildcard, or that has no device,
  * tag or run term (only host=, format=, context~): such a selector reads the
@@ -50,7 +53,7 @@ import type { Format } from '../model.ts';
 import { matches, type Selector, type Term } from '../selectors.ts';
 import { mapLimit } from '../store/store.ts';
 import { tagKey } from '../store/keys.ts';
-import { unpackSeriesMeans, type SeriesMeans } from '../store/packing.ts';
+import { seriesMeansOf, type SeriesMeans } from '../store/packing.ts';
 import { seriesItems, tagEntries } from '../store/reads.ts';
 import {
   CONCURRENCY,
@@ -114,12 +117,8 @@ async function runCandidates(session: ReadSession, runId: string): Promise<Found
  */
 async function candidatesOfRun(session: ReadSession, run: RunCandidate): Promise<Found[]> {
   if (run.format === 'diskperf') return [diskperfFound(run)];
-  // The packed means in the META; a run of many series (or one stored before they were packed) has
-  // them in its SERIES items.
-  const series: SeriesMeans[] =
-    run.seriesMeans !== undefined
-      ? unpackSeriesMeans(run.seriesMeans, run.label)
-      : await seriesItems(session.store, run.runId, MAX_CANDIDATES + 1);
+  // The series in the META; a run of many series has them in its SERIES items.
+  const series: SeriesMeans[] = seriesMeansOf(run) ?? (await seriesItems(session.store, run.runId, MAX_CANDIDATES + 1));
   if (series.length > MAX_CANDIDATES)
     throw new ReadLimitError(`run ${run.runId} has more than ${MAX_CANDIDATES} series; add a device term`);
   const about = descriptionOf(run);

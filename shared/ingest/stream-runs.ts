@@ -171,10 +171,8 @@ class VersionWriter {
     }
     const items = iostatRunItem(run, ctx, { span: joinSpans(spans) });
     // The upload's label is listed too: its runs are indexed under it, and its stamp covers every series.
-    for (const s of items.series) {
-      this.labels.add(s.device);
-      this.writer.put(s);
-    }
+    for (const label of items.seriesLabels) this.labels.add(label);
+    for (const s of items.series) this.writer.put(s);
     // A reader that finds a series through the index checks that its run's META exists.
     for (const tag of runTagItems(items.run)) this.writer.put(tag);
     // The META names the samples object: it is queued once the object is stored (closeSamples).

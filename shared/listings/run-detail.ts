@@ -3,8 +3,8 @@
  * documents them (shared/api.ts), built field by field from the stored items.
  */
 import type { RunDetail, RunInfo, SeriesInfo } from '../api.ts';
-import type { RunItem, SeriesItem } from '../store/items.ts';
-import { diskperfRows } from '../store/packing.ts';
+import type { RunItem, StoredSeries } from '../store/items.ts';
+import { diskperfRows, storedSeriesOf } from '../store/packing.ts';
 import { getRunMeta, seriesItems } from '../store/reads.ts';
 import type { ReadStore } from '../store/store.ts';
 import { runFacts } from './run-facts.ts';
@@ -17,11 +17,13 @@ export async function getRun(store: ReadStore, runId: string): Promise<RunDetail
   const run = await getRunMeta(store, runId);
   if (run === undefined) return undefined;
   if (run.format !== 'iostat') return { run: runInfo(run), series: [] };
+  // Packed in the META; a run of many series (or one stored before packing) has SERIES items.
+  if (run.packedSeries !== undefined) return { run: runInfo(run), series: storedSeriesOf(run)!.map(seriesInfo) };
   const mounts = new Map(
     (run.series ?? []).flatMap((s) => (s.mount !== undefined ? [[s.native, s.mount] as const] : [])),
   );
   const series = await seriesItems(store, runId, MAX_SERIES_IN_DETAIL);
-  return { run: runInfo(run), series: series.map((s) => seriesInfo(s, mounts.get(s.native))) };
+  return { run: runInfo(run), series: series.map((s) => seriesInfo({ ...s, mount: mounts.get(s.native) })) };
 }
 
 /**
@@ -53,13 +55,13 @@ function runInfo(item: RunItem): RunInfo {
   };
 }
 
-/** One SERIES item as RunDetail documents it (shared/api.ts SeriesInfo), field by field. */
-function seriesInfo(item: SeriesItem, mount: string | undefined): SeriesInfo {
+/** One series as RunDetail documents it (shared/api.ts SeriesInfo), field by field. */
+function seriesInfo(series: Pick<StoredSeries, 'device' | 'native' | 'mount' | 'sampleCount' | 'summary'>): SeriesInfo {
   return {
-    device: item.device,
-    native: item.native,
-    ...(mount !== undefined ? { mount } : {}),
-    sampleCount: item.sampleCount,
-    summary: item.summary,
+    device: series.device,
+    native: series.native,
+    ...(series.mount !== undefined ? { mount: series.mount } : {}),
+    sampleCount: series.sampleCount,
+    summary: series.summary,
   };
 }

@@ -8,16 +8,20 @@
  * many. Each run is listed once: a diskperf run under its label, an iostat run
  * under its upload's label (its META is indexed there), its series skipped.
  * Only where the request names disk labels and not the upload's (`x4100/*`,
- * `x4100/sda`) is an iostat run listed by its series, once per disk named; a
- * series counts only when its run's META exists (half-written runs are never
- * listed). A listing shows what the META holds: host, context, tags, the
- * samples' time range.
+ * `x4100/sda`) is an iostat run listed by its series, once per disk named: the
+ * series its META holds (read from the upload label's entries), or its SERIES
+ * items (a host of more than 100 devices, runs stored before); a series counts
+ * only when its run's META exists (half-written runs are never listed). A
+ * listing shows what the META holds: host, context, tags, the samples' time
+ * range.
  */
 import type { RunListing, RunsPage } from '../api.ts';
 import { planLabels, type LabelPlan } from '../label-plans.ts';
+import { uploadLabelsOf } from '../labels.ts';
 import type { Format } from '../model.ts';
 import { globMatches, parsePattern, type Pattern } from '../selectors.ts';
 import { decodeCursor, encodeCursor, stringField, type ListingQuery } from '../store/cursors.ts';
+import { storedSeriesOf } from '../store/packing.ts';
 import { labelEntriesPage, labelsPage } from '../store/reads.ts';
 import { CONCURRENCY, ReadSession, type IndexedItem, type RunHead } from '../store/session.ts';
 import type { ReadStore } from '../store/store.ts';
@@ -193,24 +197,43 @@ class RunsListing {
   }
 
   /**
-   * Up to `want` listable entries of a label, newest first, older than `after`.
-   * The first page asks for `want` entries; a page that loses entries (the
-   * format filter, half-written series, series of runs listed whole)
-   * is followed by larger ones, while the page's budget lasts.
+   * Up to `want` listable entries of a label, newest first, older than `after`:
+   * its own, and for a series label named by a pattern, the runs of its upload
+   * label whose METAs hold it (such series have no entries of their own).
    */
   private async entries(label: string, after: string | undefined, want: number): Promise<LabelEntries> {
+    const own = this.entriesOf(label, undefined, after, want);
+    const uploads = this.pattern === undefined ? [] : uploadLabelsOf(label);
+    if (uploads.length === 0) return own;
+    return mergeEntries(await Promise.all([own, ...uploads.map((u) => this.entriesOf(u, label, after, want))]));
+  }
+
+  /**
+   * Up to `want` listable entries read from `read`'s byDevice entries (of the
+   * series `series` its METAs hold, when given). The first page asks for `want`
+   * entries; a page that loses entries (the format filter, half-written series,
+   * series of runs listed whole, runs without the series) is followed by
+   * larger ones, while the page's budget lasts.
+   */
+  private async entriesOf(
+    read: string,
+    series: string | undefined,
+    after: string | undefined,
+    want: number,
+  ): Promise<LabelEntries> {
     const listed: Listed[] = [];
     let start: Record<string, unknown> | undefined;
     let limit = want;
     for (;;) {
       this.queries--;
-      const page = await labelEntriesPage(this.session.store, label, {
+      const page = await labelEntriesPage(this.session.store, read, {
         ...(after !== undefined ? { before: after } : {}),
         ...(this.format ? { format: this.format } : {}),
         limit,
         ...(start ? { start } : {}),
+        ...(series !== undefined ? { withSeries: true } : {}),
       });
-      listed.push(...(await this.listable(page.items)));
+      listed.push(...(series === undefined ? await this.listable(page.items) : this.holding(page.items, series)));
       start = page.next;
       if (listed.length >= want || start === undefined) return { listed };
       if (this.spent()) return { listed, readTo: String(start['gsi1sk']) };
@@ -239,6 +262,18 @@ class RunsListing {
         if (head && !globMatches(pattern.glob, head.label))
           out.push({ run: listing({ ...head, time: item.time }, item.device, false), sk: item.gsi1sk! });
       }
+    }
+    return out;
+  }
+
+  /** The runs among these METAs that hold the series `series`, listed by it (unless the pattern lists them whole). */
+  private holding(items: IndexedItem[], series: string): Listed[] {
+    const out: Listed[] = [];
+    for (const item of items) {
+      if (item.type !== 'run' || item.format !== 'iostat' || item.packedSeries === undefined) continue;
+      if (globMatches(this.pattern!.glob, item.label)) continue;
+      const held = storedSeriesOf(item)!.find((s) => s.device === series);
+      if (held) out.push({ run: listing(item, series, false), sk: item.gsi1sk! });
     }
     return out;
   }
@@ -275,4 +310,21 @@ function listing(run: ListedRun, device: string, whole: boolean): RunListing {
     ...(run.reports !== undefined ? { reports: run.reports } : {}),
     ...(whole && run.seriesCount !== undefined ? { disks: run.seriesCount } : {}),
   };
+}
+
+/**
+ * Entries read from several partitions of one byDevice order, as one: newest
+ * first, and where a stream stopped short, nothing older than where it stopped
+ * (the next page reads every stream on from there).
+ */
+function mergeEntries(streams: LabelEntries[]): LabelEntries {
+  const readTo = streams.reduce<string | undefined>(
+    (max, s) => (s.readTo !== undefined && (max === undefined || s.readTo > max) ? s.readTo : max),
+    undefined,
+  );
+  const listed = streams
+    .flatMap((s) => s.listed)
+    .filter((l) => readTo === undefined || l.sk > readTo)
+    .sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
+  return { listed, ...(readTo !== undefined ? { readTo } : {}) };
 }

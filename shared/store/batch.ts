@@ -85,6 +85,8 @@ export function finite(value: unknown): unknown {
     return value !== 0 && Math.abs(value) < DYNAMODB_MIN ? 0 : value;
   }
   if (Array.isArray(value)) return value.map(finite);
+  // Binary attributes (a packed series) hold bytes, not numbers: they go as they are.
+  if (ArrayBuffer.isView(value)) return value;
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = finite(v);

@@ -179,9 +179,14 @@ export interface IostatRunItem extends RunItemBase {
   columns: IostatColumn[];
   reports: number;
   seriesCount: number;
-  /** The series with their summaries, unless there are more than MAX_SERIES_IN_META. */
+  /**
+   * The series with their summaries, packed (packSeries), unless there are more
+   * than MAX_SERIES_IN_META: then each has a SERIES item. Runs stored before
+   * packing hold `series` and `seriesMeans` instead, and SERIES items too;
+   * read any of them with storedSeriesOf() and seriesMeansOf().
+   */
+  packedSeries?: Uint8Array;
   series?: StoredSeries[];
-  /** The same series' means and counts, packed (packSeriesMeans): what a comparison reads of them. */
   seriesMeans?: string;
   /**
    * Indexed under the upload's label too (its series are under `<label>/<native>`):
@@ -193,7 +198,7 @@ export interface IostatRunItem extends RunItemBase {
 }
 
 export type RunItem = DiskperfRunItem | IostatRunItem;
-export type RunRecord = DiskperfRunRecord | IostatRunItem;
+export type RunRecord = DiskperfRunRecord | Omit<IostatRunItem, 'packedSeries'>;
 
 /** The index entry of one iostat series: found by device, it points at its run. */
 export interface SeriesItem {

@@ -1,11 +1,21 @@
 /**
  * The number codec of the store: numbers as packed text (space-separated, `-`
- * for a hole), diskperf tables column-wise, an iostat run's series means as one
- * string. Packed attributes keep items small and cheap to write and to read.
+ * for a hole), diskperf tables column-wise, an iostat run's series (with their
+ * summaries) as one compressed attribute, and, in runs stored before, their
+ * means as one string. Packed attributes keep items small and cheap to write and to read.
  */
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { DISKPERF_METRICS, type DiskperfMetric, type IostatMetric } from '../metrics.ts';
 import { seriesLabel } from '../labels.ts';
-import type { DiskperfRows, DiskperfRunItem, PackedRows, RunItem, RunRecord, StoredSeries } from './items.ts';
+import type {
+  DiskperfRows,
+  DiskperfRunItem,
+  IostatRunItem,
+  PackedRows,
+  RunItem,
+  RunRecord,
+  StoredSeries,
+} from './items.ts';
 
 const MISSING = '-';
 
@@ -69,6 +79,29 @@ export function packSeriesMeans(series: readonly Pick<StoredSeries, 'native' | '
   );
 }
 
+/**
+ * A run's series, summaries and all, as one gzip-compressed JSON binary: the
+ * META's largest part, a third of its write units or less (BENCHMARKS.md, write cost).
+ */
+export const packSeries = (series: readonly StoredSeries[]): Uint8Array =>
+  new Uint8Array(gzipSync(JSON.stringify(series)));
+
+/** The series a run's META holds (packed, or as written before packing); undefined when it holds none. */
+export function storedSeriesOf(item: Pick<IostatRunItem, 'packedSeries' | 'series'>): StoredSeries[] | undefined {
+  if (item.packedSeries !== undefined)
+    return JSON.parse(gunzipSync(item.packedSeries).toString('utf8')) as StoredSeries[];
+  return item.series;
+}
+
+/** What a comparison reads of the series a run's META holds; undefined when it holds none (SERIES items do). */
+export function seriesMeansOf(
+  item: Pick<IostatRunItem, 'packedSeries' | 'seriesMeans' | 'label'>,
+): SeriesMeans[] | undefined {
+  if (item.packedSeries !== undefined)
+    return storedSeriesOf(item)!.map((s) => ({ native: s.native, device: s.device, summary: s.summary }));
+  return item.seriesMeans !== undefined ? unpackSeriesMeans(item.seriesMeans, item.label) : undefined;
+}
+
 /** The series of a run filed under `label`, from packSeriesMeans. */
 export function unpackSeriesMeans(packed: string, label: string): SeriesMeans[] {
   return (JSON.parse(packed) as [string, Record<string, [number, number]>][]).map(([native, means]) => ({
@@ -119,9 +152,13 @@ export function diskperfRows(item: Pick<DiskperfRunItem, 'packedRows' | 'rows'>)
   });
 }
 
-/** A stored run as readers hand it out: a diskperf table as rows. */
+/** A stored run as readers hand it out: a diskperf table as rows, an iostat run's series unpacked. */
 export function runRecord(item: RunItem): RunRecord {
-  if (item.format !== 'diskperf') return item;
+  if (item.format !== 'diskperf') {
+    if (item.packedSeries === undefined) return item;
+    const { packedSeries: _packed, ...rest } = item;
+    return { ...rest, series: storedSeriesOf(item) };
+  }
   const { packedRows: _packed, rows: _rows, ...rest } = item;
   return { ...rest, rows: diskperfRows(item) };
 }

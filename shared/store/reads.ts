@@ -171,6 +171,8 @@ export interface EntriesRequest {
   limit: number;
   /** Where the page before ended (its LastEvaluatedKey). */
   start?: Record<string, unknown>;
+  /** Read the series iostat METAs hold too (packedSeries), to find the series labels they stand for. */
+  withSeries?: boolean;
 }
 
 /** One byDevice page of a label's entries, newest first, and where the next page starts (absent: none). */
@@ -180,6 +182,7 @@ export async function labelEntriesPage(
   request: EntriesRequest,
 ): Promise<{ items: IndexedItem[]; next?: Record<string, unknown> }> {
   const { before, format, start } = request;
+  const attributes = request.withSeries ? [...LISTING_ATTRIBUTES, 'packedSeries'] : LISTING_ATTRIBUTES;
   const page = await store.db.send(
     new QueryCommand({
       TableName: store.tableName,
@@ -190,8 +193,8 @@ export async function labelEntriesPage(
         ...(before !== undefined ? { ':after': before } : {}),
         ...(format ? { ':format': format } : {}),
       },
-      ProjectionExpression: LISTING_ATTRIBUTES.map((_, i) => `#l${i}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(LISTING_ATTRIBUTES.map((a, i) => [`#l${i}`, a])),
+      ProjectionExpression: attributes.map((_, i) => `#l${i}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#l${i}`, a])),
       ...(format ? { FilterExpression: '#l3 = :format' } : {}),
       ScanIndexForward: false,
       Limit: request.limit,

@@ -17,7 +17,9 @@ import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk
 import { INDEXES } from './table.ts';
 import { BatchWriter } from './batch.ts';
 import { devicePk, DEVICES_PK, runPk, RUN_META_SK } from './keys.ts';
+import { uploadLabelsOf } from '../labels.ts';
 import { changeStamp } from './items.ts';
+import { storedSeriesOf } from './packing.ts';
 import { deleteSamples, type ResultsBucket } from './samples-removal.ts';
 import { isConditionFailure, mapLimit, queryPages, type Store } from './store.ts';
 
@@ -74,12 +76,12 @@ async function deleteRun(
     new GetCommand({
       TableName: store.tableName,
       Key: { pk: runPk(runId), sk: RUN_META_SK },
-      ProjectionExpression: 'pk, sk, gsi1pk',
+      ProjectionExpression: 'pk, sk, gsi1pk, packedSeries',
       ConsistentRead: true,
     }),
   );
   if (meta.Item !== undefined) {
-    const labels = labelsOf([meta.Item]);
+    const labels = [...labelsOf([meta.Item]), ...seriesLabelsOf(meta.Item)];
     await mapLimit(labels, LABEL_CONCURRENCY, (label) => forgetLabelIfUnused(store, label, leaving));
     writer.delete({ pk: runPk(runId), sk: RUN_META_SK });
     await writer.flush();
@@ -122,6 +124,12 @@ function labelsOf(items: readonly Record<string, unknown>[]): string[] {
   return [...labels];
 }
 
+/** The series labels a META holds its series under (packedSeries): they have no entries of their own. */
+function seriesLabelsOf(meta: Record<string, unknown>): string[] {
+  const packed = meta['packedSeries'] as Uint8Array | undefined;
+  return packed === undefined ? [] : storedSeriesOf({ packedSeries: packed })!.map((s) => s.device);
+}
+
 /** A new change stamp on a label still listed (DeviceItem.changed); nothing for a label already dropped. */
 async function stampLabelChange(store: Store, label: string, stamp: string): Promise<void> {
   try {
@@ -139,7 +147,25 @@ async function stampLabelChange(store: Store, label: string, stamp: string): Pro
   }
 }
 
-/** Drop a label from DEVICES unless a run other than `leaving` is indexed under it. */
+/** Whether a run under `upload` other than `leaving` holds the series `label` in its META. */
+async function holdsSeries(
+  store: Store,
+  upload: string,
+  label: string,
+  leaving: ReadonlySet<string>,
+): Promise<boolean> {
+  const entries = queryPages<{ runId: string; packedSeries?: Uint8Array }>(store, {
+    IndexName: INDEXES.byDevice.name,
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': devicePk(upload) },
+    ProjectionExpression: 'runId, packedSeries',
+  });
+  for await (const page of entries)
+    for (const item of page) if (!leaving.has(item.runId) && seriesLabelsOf(item).includes(label)) return true;
+  return false;
+}
+
+/** Drop a label from DEVICES unless a run other than `leaving` is indexed under it or holds it as a series. */
 async function forgetLabelIfUnused(store: Store, label: string, leaving: ReadonlySet<string>): Promise<void> {
   const entry = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label } }));
   const seen = entry.Item?.['lastSeen'] as string | undefined;
@@ -154,6 +180,7 @@ async function forgetLabelIfUnused(store: Store, label: string, leaving: Readonl
     Limit: leaving.size + 1,
   });
   for await (const page of entries) if (page.some((item) => !leaving.has(item.runId))) return;
+  for (const upload of uploadLabelsOf(label)) if (await holdsSeries(store, upload, label, leaving)) return;
   try {
     // Unless an upload saw the label again meanwhile.
     await store.db.send(

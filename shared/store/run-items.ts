@@ -1,6 +1,7 @@
 /**
- * The run items an upload writes: a run's META (diskperf or iostat), an iostat
- * run's SERIES index entries, and the time range its samples span.
+ * The run items an upload writes: a run's META (diskperf or iostat), the SERIES
+ * index entries of an iostat run with more series than its META holds, and
+ * the time range its samples span.
  */
 import { seriesLabel } from '../labels.ts';
 import type { DiskperfRun, IostatRun, Run } from '../model.ts';
@@ -16,7 +17,7 @@ import {
   type StoredSeries,
   type TimeSpan,
 } from './items.ts';
-import { packRows, packSeriesMeans } from './packing.ts';
+import { packRows, packSeries } from './packing.ts';
 
 /**
  * A time of the log as a listing shows it: in UTC when the log gave a zone or
@@ -106,7 +107,7 @@ export function iostatRunItem(
   run: IostatRun,
   ctx: RunContext,
   streamed?: StreamedSamples,
-): { run: IostatRunItem; series: SeriesItem[] } {
+): { run: IostatRunItem; series: SeriesItem[]; seriesLabels: string[] } {
   const span = streamed === undefined ? spanOf(sampleTimes(run)) : streamed.span;
   const samples = streamed?.samples;
   const item = base(run, ctx);
@@ -119,6 +120,8 @@ export function iostatRunItem(
     sampleCount: s.sampleCount,
     summary: s.summary,
   }));
+  // Series the META holds need no items of their own: readers find them through it (write cost, BENCHMARKS.md).
+  const inMeta = stored.length <= MAX_SERIES_IN_META;
   const runItem: IostatRunItem = {
     ...item,
     time,
@@ -131,11 +134,11 @@ export function iostatRunItem(
     reports: run.reports,
     seriesCount: stored.length,
     // A file of thousands of devices would outgrow an item: its summaries stay in the SERIES items.
-    ...(stored.length <= MAX_SERIES_IN_META ? { series: stored, seriesMeans: packSeriesMeans(stored) } : {}),
+    ...(inMeta ? { packedSeries: packSeries(stored) } : {}),
     gsi1pk: devicePk(ctx.label),
     gsi1sk: deviceSk(time, ctx.runId),
   };
-  const series = stored.map((s): SeriesItem => ({
+  const series = (inMeta ? [] : stored).map((s): SeriesItem => ({
     pk: runPk(ctx.runId),
     sk: seriesSk(s.native),
     type: 'series',
@@ -151,5 +154,5 @@ export function iostatRunItem(
     gsi1pk: devicePk(s.device),
     gsi1sk: deviceSk(time, ctx.runId),
   }));
-  return { run: runItem, series };
+  return { run: runItem, series, seriesLabels: stored.map((s) => s.device) };
 }

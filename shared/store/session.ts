@@ -4,10 +4,12 @@
  * projections and the item parts they give. The readers are the use cases
  * (shared/compare/, shared/listings/); reads.ts holds the store's other reads.
  */
+import { uploadLabelsOf } from '../labels.ts';
 import type { DiskperfMeta, Format } from '../model.ts';
 import { INDEXES } from './table.ts';
 import { devicePk, DEVICES_PK } from './keys.ts';
 import type { DiskperfRunItem, IostatRunItem, ObjectRef, RunItem, SeriesItem, TagItem } from './items.ts';
+import { storedSeriesOf } from './packing.ts';
 import { batchGetMetas, projection, queryItems } from './queries.ts';
 import type { ReadStore } from './store.ts';
 
@@ -70,11 +72,15 @@ export const CANDIDATE_ATTRIBUTES = [
   'packedRows',
   'rows',
   'seriesMeans',
+  'packedSeries',
   'seriesCount',
   'reports',
   'summary',
+  // An iostat META's head too: the series it holds need no second read of it (RunHead).
+  'name',
+  'time',
   ...SETUP_ATTRIBUTES,
-  ...DESCRIPTION_ATTRIBUTES,
+  ...DESCRIPTION_ATTRIBUTES.map((a) => (a === 'source.size' ? 'source' : a)),
 ];
 export type DiskperfCandidate = Pick<
   DiskperfRunItem,
@@ -93,14 +99,16 @@ export type IostatRunCandidate = Pick<
   | 'tags'
   | 'context'
   | 'seriesMeans'
+  | 'packedSeries'
   | 'seriesCount'
   | 'reports'
+  | 'name'
+  | 'time'
 > &
-  StoredDescription;
+  StoredDescription & { source?: ObjectRef };
+export type SeriesCandidate = Pick<SeriesItem, 'type' | 'runId' | 'device' | 'native' | 'host' | 'tags' | 'summary'>;
 export type CandidateItem =
-  | (DiskperfCandidate & Pick<DiskperfRunItem, 'type' | 'format'>)
-  | IostatRunCandidate
-  | Pick<SeriesItem, 'type' | 'runId' | 'device' | 'native' | 'host' | 'tags' | 'summary'>;
+  (DiskperfCandidate & Pick<DiskperfRunItem, 'type' | 'format'>) | IostatRunCandidate | SeriesCandidate;
 
 /** What a selector reads of a run's META found by id or tag: matching, the observation, and an iostat run's series. */
 export const RUN_CANDIDATE_ATTRIBUTES = [
@@ -114,6 +122,7 @@ export const RUN_CANDIDATE_ATTRIBUTES = [
   'packedRows',
   'rows',
   'seriesMeans',
+  'packedSeries',
   'seriesCount',
   'reports',
   ...SETUP_ATTRIBUTES,
@@ -131,6 +140,7 @@ export type RunCandidate =
       | 'tags'
       | 'context'
       | 'seriesMeans'
+      | 'packedSeries'
       | 'seriesCount'
       | 'reports'
     > &
@@ -188,6 +198,8 @@ export class ReadSession {
   /** By prefix. */
   private readonly labelLists = new Map<string, Promise<LabelList>>();
   private readonly byDevice = new Map<string, Promise<CandidateItem[]>>();
+  private readonly withFiled = new Map<string, Promise<CandidateItem[]>>();
+  private readonly filed = new Map<string, Promise<Map<string, SeriesCandidate[]>>>();
   private readonly heads = new Map<string, Promise<RunHead | undefined>>();
   private readonly candidates = new Map<string, Promise<RunCandidate | undefined>>();
 
@@ -215,8 +227,57 @@ export class ReadSession {
     return list;
   }
 
-  /** Every byDevice entry of a label (at most MAX_CANDIDATES + 1: more is an error for the caller). */
+  /**
+   * Every byDevice entry of a label (at most MAX_CANDIDATES + 1: more is an error for the caller)
+   * and, for a series label, the series its upload label's runs hold in their METAs (they have no
+   * entries of their own), as series entries.
+   */
   indexed(label: string): Promise<CandidateItem[]> {
+    let items = this.withFiled.get(label);
+    if (items === undefined) {
+      const uploads = uploadLabelsOf(label);
+      items = Promise.all([this.entries(label), ...uploads.map((u) => this.filedSeries(u))]).then(([own, ...filed]) => {
+        const indexed = new Set(own!.flatMap((i) => (i.type === 'series' ? [i.runId] : [])));
+        const more = filed.flatMap((byLabel) => (byLabel as Map<string, SeriesCandidate[]>).get(label) ?? []);
+        return [...own!, ...more.filter((s) => !indexed.has(s.runId))] as CandidateItem[];
+      });
+      this.withFiled.set(label, items);
+    }
+    return items;
+  }
+
+  /** The series the METAs under an upload label hold, by series label: read once per request. */
+  private filedSeries(label: string): Promise<Map<string, SeriesCandidate[]>> {
+    let filed = this.filed.get(label);
+    if (filed === undefined) {
+      filed = this.entries(label).then((items) => {
+        const byLabel = new Map<string, SeriesCandidate[]>();
+        for (const item of items) {
+          if (item.type !== 'run' || item.format !== 'iostat' || item.packedSeries === undefined) continue;
+          const head = headOf(item);
+          if (head !== undefined && !this.heads.has(item.runId)) this.heads.set(item.runId, Promise.resolve(head));
+          for (const s of storedSeriesOf(item) ?? []) {
+            const entry: SeriesCandidate = {
+              type: 'series',
+              runId: item.runId,
+              device: s.device,
+              native: s.native,
+              ...(item.host !== undefined ? { host: item.host } : {}),
+              tags: item.tags,
+              summary: s.summary,
+            };
+            byLabel.set(s.device, [...(byLabel.get(s.device) ?? []), entry]);
+          }
+        }
+        return byLabel;
+      });
+      this.filed.set(label, filed);
+    }
+    return filed;
+  }
+
+  /** A label's own byDevice entries. */
+  private entries(label: string): Promise<CandidateItem[]> {
     let items = this.byDevice.get(label);
     if (items === undefined) {
       items = queryItems<CandidateItem>(
@@ -268,6 +329,28 @@ export class ReadSession {
     }
     return out;
   }
+}
+
+/** The head of an iostat run read as a candidate, when the read held all of it. */
+function headOf(run: IostatRunCandidate): RunHead | undefined {
+  if (run.name === undefined || run.time === undefined || run.source?.key === undefined) return undefined;
+  const head: RunHead = {
+    runId: run.runId,
+    format: run.format,
+    platform: run.platform,
+    label: run.label,
+    name: run.name,
+    tags: run.tags,
+    context: run.context,
+    source: run.source,
+    time: run.time,
+    ...(run.host !== undefined ? { host: run.host } : {}),
+    ...(run.from !== undefined ? { from: run.from } : {}),
+    ...(run.to !== undefined ? { to: run.to } : {}),
+    ...(run.reports !== undefined ? { reports: run.reports } : {}),
+    ...(run.meta !== undefined ? { meta: run.meta } : {}),
+  };
+  return head;
 }
 
 /** Labels under a prefix, and whether they are all of them (at most MAX_LABELS). */

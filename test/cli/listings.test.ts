@@ -216,7 +216,7 @@ describe('benchdrop runs on real uploads', () => {
     });
     const writer = new BatchWriter(env.db, table);
     for (const item of [...items.series, ...runTagItems(items.run), items.run]) writer.put(item);
-    for (const label of ['tu', ...items.series.map((s) => s.device)])
+    for (const label of ['tu', ...items.seriesLabels])
       writer.put(deviceItem(label, 'iostat', items.run.ingestedAt, 'v1'));
     await writer.flush();
     setApiDeps({

@@ -8,7 +8,8 @@ import { prng } from '../../shared/comparison/statistics.ts';
 import type { IostatRun } from '../../shared/model.ts';
 import { parseText } from '../../shared/parsers/index.ts';
 import { BatchWriter } from '../../shared/store/batch.ts';
-import { runId } from '../../shared/store/keys.ts';
+import { devicePk, deviceSk, runId, runPk, seriesSk } from '../../shared/store/keys.ts';
+import { storedSeriesOf } from '../../shared/store/packing.ts';
 import { indexIostatRunsByLabel, settleUploadStates } from '../../shared/store/migrations.ts';
 import { listUploads } from '../../shared/listings.ts';
 import { makeCurrent } from '../../shared/store/objects.ts';
@@ -40,10 +41,29 @@ async function store(label: string, n: number, old: boolean): Promise<void> {
     ingestedAt: `2024-01-0${n}T00:00:00Z`,
   });
   const writer = new BatchWriter(env.db, env.tableName);
-  for (const s of items.series) writer.put(s);
-  // What an earlier version wrote: the META not indexed by label.
-  const { gsi1pk: _pk, gsi1sk: _sk, seriesMeans: _means, ...unindexed } = items.run;
-  writer.put(old ? unindexed : items.run);
+  if (old) {
+    // What an earlier version wrote: the META not indexed by label, its series in it
+    // unpacked, and a SERIES item per series indexed under the series label.
+    const { gsi1pk: _pk, gsi1sk: _sk, packedSeries: _packed, ...unindexed } = items.run;
+    const series = storedSeriesOf(items.run)!;
+    writer.put({ ...unindexed, series });
+    for (const s of series)
+      writer.put({
+        pk: runPk(unindexed.runId),
+        sk: seriesSk(s.native),
+        type: 'series',
+        runId: unindexed.runId,
+        device: s.device,
+        native: s.native,
+        format: 'iostat',
+        tags: {},
+        time: unindexed.time,
+        sampleCount: s.sampleCount,
+        summary: s.summary,
+        gsi1pk: devicePk(s.device),
+        gsi1sk: deviceSk(unindexed.time, unindexed.runId),
+      });
+  } else writer.put(items.run);
   for (const disk of THREE_DISKS)
     writer.put(deviceItem(`${label}/${disk.name}`, 'iostat', '2024-01-01T00:00:00.000Z', 'v1'));
   await writer.flush();

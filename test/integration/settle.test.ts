@@ -22,7 +22,7 @@ import { STUCK_AFTER_MS } from '../../shared/config.ts';
 import { failDeadLetter } from '../../shared/dead-letters.ts';
 import { continueIngest, ingestRecord, objectRefOf, parseContinuation, type IngestDeps } from '../../shared/ingest.ts';
 import { DEVICES_PK, runId, runPk } from '../../shared/store/keys.ts';
-import type { UploadRecord } from '../../shared/store/items.ts';
+import { MAX_SERIES_IN_META, type UploadRecord } from '../../shared/store/items.ts';
 import { sweepStuckUploads } from '../../shared/sweep.ts';
 import { REGION, startEmulators, type Emulators } from '../../harness/emulators.ts';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
@@ -342,7 +342,8 @@ async function drain(queue: string[], event: S3NotificationRecord, calls: number
 describe('removal in steps', () => {
   it('a replaced version too large for one step is removed over continuations, each doing new work, none redone', async () => {
     const key = `steps-${uid()}/big.iostat.txt`;
-    const first = await upload(key, sessionsLog(40, 3, 2));
+    // Hosts of more devices than a META holds: each run has a SERIES item per device too.
+    const first = await upload(key, sessionsLog(MAX_SERIES_IN_META + 1, 3, 2));
     expect((await ingestRecord(first, deps)).status).toBe('ready');
     const before = (await leftOf(first)).length;
     expect(before).toBeGreaterThan(120);
@@ -364,7 +365,7 @@ describe('removal in steps', () => {
 
   it('a deleted key is removed over continuations through the real handler, and its version ends deleted', async () => {
     const key = `steps-${uid()}/gone.iostat.txt`;
-    const first = await upload(key, sessionsLog(40, 3, 2));
+    const first = await upload(key, sessionsLog(MAX_SERIES_IN_META + 1, 3, 2));
     expect((await ingestRecord(first, deps)).status).toBe('ready');
     const queue: string[] = [];
     let left = 1;

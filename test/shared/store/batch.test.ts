@@ -89,6 +89,12 @@ describe('BatchWriter', () => {
     });
   });
 
+  it('keeps binary attributes as bytes, the same array, not a map of numbered bytes', () => {
+    const packed = new Uint8Array([31, 139, 8, 0]);
+    const copy = finite({ pk: 'RUN#1', packedSeries: packed }) as { packedSeries: unknown };
+    expect(copy.packedSeries).toBe(packed);
+  });
+
   it('stores numbers beyond DynamoDB range (1e126 and up) as null and ones below 1e-130 as 0', () => {
     expect(finite({ big: 1e308, edge: 1e125, small: 1e-200, neg: -1e200, zero: 0, fine: 2 ** 60 })).toEqual({
       big: null,
