@@ -10,6 +10,7 @@
  * yields the jobs in file order (through onJob) and, at the end, the style and
  * what the output says of itself (FioHeader).
  */
+import { StringDecoder } from 'node:string_decoder';
 import { ParseError } from './errors.ts';
 import { createFioJsonParser, FIO_VERSION_KEY } from './fio-json.ts';
 import { createFioNormalParser } from './fio-normal.ts';
@@ -112,4 +113,32 @@ export function parseFioText(text: string, source = 'input'): FioOutput & { jobs
   if (lines[lines.length - 1] === '') lines.pop();
   lines.forEach((line, i) => parser.line(line, i + 1));
   return { ...parser.end(lines.length), jobs };
+}
+
+/**
+ * The jobs of a stream of bytes (a file's chunks, an object's body) as they are read, and at
+ * the end what it says of itself: one line in memory at a time, a character split between two
+ * chunks put back together.
+ */
+export async function parseFioChunks(
+  chunks: AsyncIterable<Buffer>,
+  options: FioParserOptions,
+): Promise<FioOutput & { lines: number }> {
+  const parser = new FioParser(options);
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  let lineNo = 0;
+  const feed = (text: string) => {
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      const line = text.slice(start, end);
+      parser.line(line.endsWith('\r') ? line.slice(0, -1) : line, ++lineNo);
+      start = end + 1;
+    }
+    return text.slice(start);
+  };
+  for await (const chunk of chunks) rest = feed(rest + decoder.write(chunk));
+  rest = feed(rest + decoder.end());
+  if (rest !== '') parser.line(rest.endsWith('\r') ? rest.slice(0, -1) : rest, ++lineNo);
+  return { ...parser.end(lineNo), lines: lineNo };
 }

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fioStyleOf, parseFioText } from '../../../shared/parsers/fio.ts';
+import type { FioJob } from '../../../shared/parsers/fio-record.ts';
+import { fioStyleOf, parseFioChunks, parseFioText } from '../../../shared/parsers/fio.ts';
 
 const DIR = join(import.meta.dirname, '../../fixtures/fio');
 const read = (name: string) => readFileSync(join(DIR, name), 'utf8');
@@ -67,5 +68,41 @@ describe('fio styles', () => {
       ['read', 7000],
       ['write', expect.any(Number)],
     ]);
+  });
+});
+
+describe('fio from a stream of chunks', () => {
+  async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
+    for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+  }
+
+  it.each([
+    ['jsonplus-fio3-client-stats.json', 7],
+    ['terse-v3-jobs-commented.txt', 13],
+    ['normal-fio3-randrw-progress.txt', 1],
+  ])('%s cut into %i-byte chunks gives the jobs the whole text does, CRLF line ends and all', async (name, size) => {
+    const text = read(name).replaceAll('\n', '\r\n');
+    const whole = parseFioText(text, name);
+    const jobs: FioJob[] = [];
+    const streamed = await parseFioChunks(pieces(Buffer.from(text), size), {
+      source: name,
+      onJob: (j) => jobs.push(j),
+    });
+    expect(jobs).toEqual(whole.jobs);
+    expect(streamed.style).toBe(whole.style);
+    expect(streamed.lines).toBe(text.split('\r\n').length - (text.endsWith('\r\n') ? 1 : 0));
+  });
+
+  it('keeps a character split between two chunks', async () => {
+    const record = read('terse-v3-randrw-percentiles.txt').split('\n')[0]!.replace('randrw-8k-qd16', 'débit-8k');
+    const bytes = Buffer.from(`${record}\n`);
+    const cut = bytes.indexOf(Buffer.from('é')) + 1;
+    const jobs: FioJob[] = [];
+    async function* two() {
+      yield bytes.subarray(0, cut);
+      yield bytes.subarray(cut);
+    }
+    await parseFioChunks(two(), { source: 'run.terse', onJob: (j) => jobs.push(j) });
+    expect(jobs.map((j) => j.name)).toEqual(['débit-8k']);
   });
 });
