@@ -18,7 +18,9 @@
  *      are reported; the command's peak RSS is read by /usr/bin/time;
  *   4. cross-check benchdrop's means against awk's (1e-6 relative for the
  *      in-process entry's JSON, the printed precision for the command's table)
- *      and exit 1 if they disagree or a side fails.
+ *      and exit 1 if they disagree or a side fails;
+ *   5. the fio parser on a 200 MB json+ log (bench/parse-fio.ts: its rate and
+ *      peak RSS), its targets joined to these.
  *
  * Targets (reported, not asserted), for the command and the in-process entry
  * alike: at most half of awk's time, peak RSS at most 150 MB, and the 1 GB file's
@@ -27,7 +29,7 @@
  * is compared with.
  * 1 MB = 10^6 bytes throughout.
  *
- *   npm run bench:parse -- [--size-mb 200] [--runs 3] [--big-mb 1000] [--big-runs 2] [solaris] [linux]
+ *   npm run bench:parse -- [--size-mb 200] [--runs 3] [--big-mb 1000] [--big-runs 2] [--fio-mb 200] [solaris] [linux]
  *
  * `--big-mb 0` leaves the big file out; it is a Solaris log, so `linux` alone
  * leaves it out too.
@@ -42,6 +44,7 @@ import { build } from 'esbuild';
 import { ensureLog, LOG_KINDS, MB, OUT_DIR, sizeFromArgs, type GeneratedLog, type LogKind } from './generate.ts';
 import type { DeviceMeans, ParseTotals } from './parse-entry.ts';
 import { numberArg } from './args.ts';
+import { fioJsonPlusBench } from './parse-fio.ts';
 import { BIN, buildShipped } from './shipped.ts';
 import { loadAverage, median, table } from './stats.ts';
 
@@ -109,6 +112,8 @@ const bigBytes = Math.round(
   numberArg('--big-mb', 1000, (n) => Number.isFinite(n) && n >= 0, 'a number of MB (0: no big file)') * MB,
 );
 const bigRounds = numberArg('--big-runs', 2, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
+/** The fio json+ log's size (bench/parse-fio.ts), 0 for none. */
+const fioMB = numberArg('--fio-mb', 200, (n) => Number.isFinite(n) && n >= 0, 'a number of MB (0: no fio log)');
 const chosen = LOG_KINDS.filter((k) => args.includes(k));
 const kinds = chosen.length > 0 ? chosen : LOG_KINDS;
 
@@ -586,8 +591,9 @@ function summarise(results: Result[]): Summary {
   return summary;
 }
 
-function printSummary(results: Result[], failed: boolean, benchStarted: number): void {
-  const { rows, refRows, flatLines, unmet } = summarise(results);
+function printSummary(results: Result[], failed: boolean, benchStarted: number, fioUnmet: string[]): void {
+  const { rows, refRows, flatLines, unmet: iostatUnmet } = summarise(results);
+  const unmet = [...iostatUnmet, ...fioUnmet];
   console.log(
     "\nwall time per fresh process, spawn to exit (medians; ratios are medians of each round's ratio). " +
       '`benchdrop parse` is the command as a user runs it (node bin/benchdrop.js parse FILE, peak RSS by GNU time); ' +
@@ -627,7 +633,9 @@ async function main(): Promise<number> {
       console.log(`  FAILED: ${(error as Error).message}`);
     }
   }
-  if (results.length > 0) printSummary(results, failed, benchStarted);
+  const fio = fioMB > 0 ? await fioJsonPlusBench(fioMB, rounds) : { unmet: [], failed: false };
+  if (fio.failed) failed = true;
+  if (results.length > 0) printSummary(results, failed, benchStarted, fio.unmet);
   else {
     console.log('\nbench FAILED: no file was measured');
     console.log('targets: NOT met: no file was measured');
