@@ -54,6 +54,7 @@ import { SDK_NODE_NOTICE_OFF } from '../../shared/node-support-notice.ts';
 import type { IngestDeps } from '../../shared/ingest.ts';
 import { parseSelector } from '../../shared/selectors.ts';
 import { runPk } from '../../shared/store/keys.ts';
+import { MAX_SERIES_IN_META } from '../../shared/store/items.ts';
 import { getRun, listDevices, listRuns } from '../../shared/listings.ts';
 import { resolveSelector } from '../../shared/compare/selection.ts';
 import {
@@ -458,8 +459,9 @@ describe('cut downloads', () => {
 // ---------------------------------------------------------------- kill mid-file
 
 /** Two sessions in one file (two runs), long enough for several rounds of batch writes. */
+/** A run of a host too wide for its META (SERIES items, several batch writes), then one its META holds. */
 const TWO_RUNS = Buffer.from(
-  `${solarisIostatLog({ reports: 400, devices: solarisDevices(12), host: 'crash' })}tunefs -a 16 /opt\n${solarisIostatLog({ reports: 300, devices: solarisDevices(12), host: 'crash' })}`,
+  `${solarisIostatLog({ reports: 100, devices: solarisDevices(MAX_SERIES_IN_META + 1), host: 'crash' })}tunefs -a 16 /opt\n${solarisIostatLog({ reports: 300, devices: solarisDevices(12), host: 'crash' })}`,
 );
 const X4100 = readFileSync(join(FIXTURES, 'solaris/solaris-10-x4100-sas-maxcontig.iostat.txt'));
 
