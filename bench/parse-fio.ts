@@ -25,13 +25,12 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { numberArg } from './args.ts';
+import { bundleForNode } from './node-bundles.ts';
 import { MB, OUT_DIR, Prng } from './generate.ts';
 import { loadAverage, median, table } from './stats.ts';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH_DIR, '..');
 const RSS_TARGET_MB = 150;
 const FLAT_MARGIN = 0.15;
 const SMALL_MB = 20;
@@ -129,21 +128,11 @@ function runEntry(entry: string, file: string, nodeArgs: string[] = []): EntryRe
 }
 
 async function bundle(): Promise<{ fio: string; count: string }> {
-  await build({
-    entryPoints: [
-      { in: join(BENCH_DIR, 'fio-entry.ts'), out: 'fio-entry' },
-      { in: join(BENCH_DIR, 'count-lines-entry.ts'), out: 'count-lines-entry' },
-    ],
-    outdir: OUT_DIR,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
-    absWorkingDir: ROOT,
-  });
-  return { fio: join(OUT_DIR, 'fio-entry.mjs'), count: join(OUT_DIR, 'count-lines-entry.mjs') };
+  const [fio, count] = await bundleForNode([
+    { in: join(BENCH_DIR, 'fio-entry.ts'), out: 'fio-entry' },
+    { in: join(BENCH_DIR, 'count-lines-entry.ts'), out: 'count-lines-entry' },
+  ]);
+  return { fio: fio!, count: count! };
 }
 
 interface Measured {

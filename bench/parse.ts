@@ -40,10 +40,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { ensureLog, LOG_KINDS, MB, OUT_DIR, sizeFromArgs, type GeneratedLog, type LogKind } from './generate.ts';
 import type { DeviceMeans, ParseTotals } from './parse-entry.ts';
 import { numberArg } from './args.ts';
+import { bundleForNode } from './node-bundles.ts';
 import { fioJsonPlusBench } from './parse-fio.ts';
 import { BIN, buildShipped } from './shipped.ts';
 import { loadAverage, median, table } from './stats.ts';
@@ -342,22 +342,13 @@ function printMachine(): void {
 async function buildSides(): Promise<Bundles> {
   console.log(`built the command with npm run build (${buildShipped().toFixed(0)} ms)`);
   const started = performance.now();
-  await build({
-    entryPoints: [
-      { in: join(BENCH_DIR, 'parse-entry.ts'), out: 'parse-entry' },
-      { in: join(BENCH_DIR, 'count-lines-entry.ts'), out: 'count-lines-entry' },
-      // parallel.ts starts its workers from parse-worker.mjs beside the bundle that imports it.
-      { in: join(ROOT, 'shared/parsers/parse-worker.ts'), out: 'parse-worker' },
-    ],
-    outdir: OUT_DIR,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
-  });
-  const bundles = { parse: join(OUT_DIR, 'parse-entry.mjs'), count: join(OUT_DIR, 'count-lines-entry.mjs') };
+  const [parse, count] = await bundleForNode([
+    { in: join(BENCH_DIR, 'parse-entry.ts'), out: 'parse-entry' },
+    { in: join(BENCH_DIR, 'count-lines-entry.ts'), out: 'count-lines-entry' },
+    // parallel.ts starts its workers from parse-worker.mjs beside the bundle that imports it.
+    { in: join(ROOT, 'shared/parsers/parse-worker.ts'), out: 'parse-worker' },
+  ]);
+  const bundles = { parse: parse!, count: count! };
   console.log(
     `bundled ${rel(bundles.parse)} and ${rel(bundles.count)} with esbuild ` +
       `(${(performance.now() - started).toFixed(0)} ms)`,

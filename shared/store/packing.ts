@@ -86,11 +86,21 @@ export function packSeriesMeans(series: readonly Pick<StoredSeries, 'native' | '
 export const packSeries = (series: readonly StoredSeries[]): Uint8Array =>
   new Uint8Array(gzipSync(JSON.stringify(series)));
 
-/** The series a run's META holds (packed, or as written before packing); undefined when it holds none. */
-export function storedSeriesOf(item: Pick<IostatRunItem, 'packedSeries' | 'series'>): StoredSeries[] | undefined {
-  if (item.packedSeries !== undefined)
-    return JSON.parse(gunzipSync(item.packedSeries).toString('utf8')) as StoredSeries[];
-  return item.series;
+/** Packed series already read, by their bytes: a request that reaches one META twice unpacks it once. */
+const unpacked = new WeakMap<Uint8Array, readonly StoredSeries[]>();
+
+/** The series a run's META holds (packed, or as written before packing); undefined when it holds none. Read only. */
+export function storedSeriesOf(
+  item: Pick<IostatRunItem, 'packedSeries' | 'series'>,
+): readonly StoredSeries[] | undefined {
+  const packed = item.packedSeries;
+  if (packed === undefined) return item.series;
+  let series = unpacked.get(packed);
+  if (series === undefined) {
+    series = JSON.parse(gunzipSync(packed).toString('utf8')) as StoredSeries[];
+    unpacked.set(packed, series);
+  }
+  return series;
 }
 
 /** What a comparison reads of the series a run's META holds; undefined when it holds none (SERIES items do). */
@@ -157,7 +167,7 @@ export function runRecord(item: RunItem): RunRecord {
   if (item.format !== 'diskperf') {
     if (item.packedSeries === undefined) return item;
     const { packedSeries: _packed, ...rest } = item;
-    return { ...rest, series: storedSeriesOf(item) };
+    return { ...rest, series: storedSeriesOf(item)!.slice() };
   }
   const { packedRows: _packed, rows: _rows, ...rest } = item;
   return { ...rest, rows: diskperfRows(item) };

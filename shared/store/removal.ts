@@ -72,6 +72,7 @@ async function deleteRun(
   deadline: Deadline,
 ): Promise<Removal> {
   const writer = new BatchWriter(store.db, store.tableName);
+  const held = seriesHeldElsewhere(store, leaving);
   const meta = await store.db.send(
     new GetCommand({
       TableName: store.tableName,
@@ -82,7 +83,7 @@ async function deleteRun(
   );
   if (meta.Item !== undefined) {
     const labels = [...labelsOf([meta.Item]), ...seriesLabelsOf(meta.Item)];
-    await mapLimit(labels, LABEL_CONCURRENCY, (label) => forgetLabelIfUnused(store, label, leaving));
+    await mapLimit(labels, LABEL_CONCURRENCY, (label) => forgetLabelIfUnused(store, label, leaving, held));
     writer.delete({ pk: runPk(runId), sk: RUN_META_SK });
     await writer.flush();
     // The run is gone for readers: answers kept for its labels are stale from now on.
@@ -105,7 +106,7 @@ async function deleteRun(
     const items = page.Items ?? [];
     if (items.length === 0) return { removed: writer.written, done: true };
     const labels = labelsOf(items);
-    await mapLimit(labels, LABEL_CONCURRENCY, (label) => forgetLabelIfUnused(store, label, leaving));
+    await mapLimit(labels, LABEL_CONCURRENCY, (label) => forgetLabelIfUnused(store, label, leaving, held));
     await mapLimit(labels, LABEL_CONCURRENCY, (label) => stampLabelChange(store, label, changeStamp(at, runId)));
     for (const item of items) writer.delete({ pk: item['pk'] as string, sk: item['sk'] as string });
     await writer.flush();
@@ -147,26 +148,40 @@ async function stampLabelChange(store: Store, label: string, stamp: string): Pro
   }
 }
 
-/** Whether a run under `upload` other than `leaving` holds the series `label` in its META. */
-async function holdsSeries(
-  store: Store,
-  upload: string,
-  label: string,
-  leaving: ReadonlySet<string>,
-): Promise<boolean> {
-  const entries = queryPages<{ runId: string; packedSeries?: Uint8Array }>(store, {
-    IndexName: INDEXES.byDevice.name,
-    KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': devicePk(upload) },
-    ProjectionExpression: 'runId, packedSeries',
-  });
-  for await (const page of entries)
-    for (const item of page) if (!leaving.has(item.runId) && seriesLabelsOf(item).includes(label)) return true;
-  return false;
+/** The series labels the METAs under an upload label hold, but for those of `leaving`'s runs. */
+type SeriesHeld = (upload: string) => Promise<ReadonlySet<string>>;
+
+/** SeriesHeld reading each upload label's entries once, however many of its series labels are checked. */
+function seriesHeldElsewhere(store: Store, leaving: ReadonlySet<string>): SeriesHeld {
+  const read = new Map<string, Promise<ReadonlySet<string>>>();
+  return (upload) => {
+    let held = read.get(upload);
+    if (held === undefined) {
+      held = (async () => {
+        const labels = new Set<string>();
+        const entries = queryPages<{ runId: string; packedSeries?: Uint8Array }>(store, {
+          IndexName: INDEXES.byDevice.name,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': devicePk(upload) },
+          ProjectionExpression: 'runId, packedSeries',
+        });
+        for await (const page of entries)
+          for (const item of page) if (!leaving.has(item.runId)) for (const l of seriesLabelsOf(item)) labels.add(l);
+        return labels;
+      })();
+      read.set(upload, held);
+    }
+    return held;
+  };
 }
 
 /** Drop a label from DEVICES unless a run other than `leaving` is indexed under it or holds it as a series. */
-async function forgetLabelIfUnused(store: Store, label: string, leaving: ReadonlySet<string>): Promise<void> {
+async function forgetLabelIfUnused(
+  store: Store,
+  label: string,
+  leaving: ReadonlySet<string>,
+  held: SeriesHeld,
+): Promise<void> {
   const entry = await store.db.send(new GetCommand({ TableName: store.tableName, Key: { pk: DEVICES_PK, sk: label } }));
   const seen = entry.Item?.['lastSeen'] as string | undefined;
   if (seen === undefined) return;
@@ -180,7 +195,7 @@ async function forgetLabelIfUnused(store: Store, label: string, leaving: Readonl
     Limit: leaving.size + 1,
   });
   for await (const page of entries) if (page.some((item) => !leaving.has(item.runId))) return;
-  for (const upload of uploadLabelsOf(label)) if (await holdsSeries(store, upload, label, leaving)) return;
+  for (const upload of uploadLabelsOf(label)) if ((await held(upload)).has(label)) return;
   try {
     // Unless an upload saw the label again meanwhile.
     await store.db.send(
