@@ -6,13 +6,10 @@
  * Prints one JSON line: { lines, bytes, ms, rss }.
  */
 import { fileChunks } from '../shared/parsers/index.ts';
+import { fileArgument } from './file-argument.ts';
 import { peakRss } from './peak-rss.ts';
 
-const file = process.argv[2];
-if (file === undefined) {
-  process.stderr.write('usage: node bench/out/count-lines-entry.mjs FILE\n');
-  process.exit(2);
-}
+const file = fileArgument('count-lines-entry');
 
 const started = performance.now();
 let lines = 0;

@@ -6,13 +6,10 @@
  */
 import { fileChunks } from '../shared/parsers/index.ts';
 import { parseFioChunks } from '../shared/parsers/fio.ts';
+import { fileArgument } from './file-argument.ts';
 import { peakRss } from './peak-rss.ts';
 
-const file = process.argv[2];
-if (file === undefined) {
-  process.stderr.write('usage: node bench/out/fio-entry.mjs FILE\n');
-  process.exit(2);
-}
+const file = fileArgument('fio-entry');
 
 const started = performance.now();
 let jobs = 0;

@@ -14,6 +14,7 @@ import { statSync } from 'node:fs';
 import { IOSTAT_METRICS } from '../shared/metrics.ts';
 import type { Run } from '../shared/model.ts';
 import { parseFile } from '../shared/parsers/index.ts';
+import { fileArgument } from './file-argument.ts';
 import { peakRss, type PeakRss } from './peak-rss.ts';
 
 export interface DeviceMeans {
@@ -43,11 +44,7 @@ export interface ParseTotals {
   rss: PeakRss;
 }
 
-const file = process.argv[2];
-if (file === undefined) {
-  process.stderr.write('usage: node bench/out/parse-entry.mjs FILE\n');
-  process.exit(2);
-}
+const file = fileArgument('parse-entry');
 
 const out: string[] = [];
 const reports: number[] = [];
