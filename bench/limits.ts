@@ -207,7 +207,12 @@ async function main(): Promise<number> {
   try {
     const ctx: Context = {
       env,
-      endpoints: { region: REGION, s3Endpoint: env.s3Endpoint, dynamodbEndpoint: env.dynamodbEndpoint },
+      endpoints: {
+        region: REGION,
+        s3Endpoint: env.s3Endpoint,
+        dynamodbEndpoint: env.dynamodbEndpoint,
+        resultsBucket: env.resultsBucket,
+      },
       bundle: await bundleIngestRunner(),
       scratch,
       sequencer: sequencerGenerator(),

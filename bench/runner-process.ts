@@ -16,7 +16,7 @@ import { LAB_CREDENTIALS } from '../shared/config.ts';
 import { type LabEndpoints } from '../infra/local/lab.ts';
 
 /** Where the runner reads and writes: the lab's endpoints, or the test emulators'. */
-export type RunnerEndpoints = Pick<LabEndpoints, 'region' | 's3Endpoint' | 'dynamodbEndpoint'>;
+export type RunnerEndpoints = Pick<LabEndpoints, 'region' | 's3Endpoint' | 'dynamodbEndpoint' | 'resultsBucket'>;
 import { ENV } from '../shared/config.ts';
 import { createTableInput } from '../shared/store/table.ts';
 import { clientEnv } from '../harness/processes.ts';
@@ -77,6 +77,7 @@ export async function runIngestRunner(
     AWS_SECRET_ACCESS_KEY: LAB_CREDENTIALS.secretAccessKey,
     AWS_REGION: endpoints.region,
     [ENV.tableName]: tableName,
+    [ENV.resultsBucket]: endpoints.resultsBucket,
     [ENV.s3Endpoint]: endpoints.s3Endpoint,
     [ENV.dynamodbEndpoint]: endpoints.dynamodbEndpoint,
     POWERTOOLS_LOG_LEVEL: 'WARN',
