@@ -19,8 +19,8 @@ import type { IostatSampleRow } from '../model.ts';
 import type { SamplesObject, TimeSpan } from './items.ts';
 import type { ResultsBucket } from './samples-removal.ts';
 import { spanOf } from './run-items.ts';
-import { encoderThread } from './samples-encoder.ts';
-import type { SampleGroup } from './samples-encoder.ts';
+import { encoderPool } from './samples-encoder.ts';
+import type { EncodedGroup, PlacedGroup, SampleGroup } from './samples-encoding.ts';
 import { ROW_GROUP_SAMPLES, SAMPLE_METRICS, samplesKey } from './samples-schema.ts';
 
 /** Bytes the upload's stream holds before the writer waits for S3 to take them. */
@@ -37,12 +37,14 @@ export const SAMPLES_CONTENT_TYPE = 'application/vnd.apache.parquet';
  */
 const FIRST_CAPACITY = 16;
 /**
- * Samples a writer may have at the encoder thread, not yet streamed out: room
- * for several rounds of row groups, since the series of a log fill theirs
- * together, and the parse goes on while the encoder catches up. 32 full row
- * groups; a literal, so that bundles which never write drop this module.
+ * Samples a writer may have at the encoder threads, not yet streamed out: a
+ * whole round of row groups (128 full ones, as many as the ingest buffers),
+ * since the series of a log fill theirs together, and the parse goes on while
+ * the encoders catch up. A quarter of it made the parse wait for them, a 200 MB
+ * log ready a quarter later (BENCHMARKS.md). A literal, so that bundles which
+ * never write drop this module.
  */
-const SAMPLES_IN_FLIGHT = 131_072;
+const SAMPLES_IN_FLIGHT = 524_288;
 
 /** One series' samples not yet written, column by column in typed arrays: the sample objects are dropped. */
 class SeriesBuffer {
@@ -129,21 +131,23 @@ async function send(out: PassThrough, bytes: Uint8Array, failed: Promise<never>)
 }
 
 interface OpenFile {
-  id: number;
   out: PassThrough;
   upload: Upload;
   done: Promise<unknown>;
   failed: Promise<never>;
+  /** Bytes streamed so far: where the next row group goes. */
   bytes: number;
-  /** Row groups at the encoder, in file order, and how many samples they hold. */
-  encoding: { bytes: Promise<Uint8Array>; samples: number }[];
+  /** Row groups at the encoders, in file order, and how many samples they hold. */
+  encoding: { group: Promise<EncodedGroup>; samples: number }[];
   inFlight: number;
+  /** The streamed row groups' footer entries and places. */
+  placed: PlacedGroup[];
 }
 
 /**
  * One run's samples object, written while the run streams past: the row
- * groups are encoded on the encoder thread (samples-encoder.ts), at most
- * GROUPS_IN_FLIGHT at a time, and streamed out in order.
+ * groups are encoded on the encoder threads (samples-encoder.ts), at most
+ * SAMPLES_IN_FLIGHT samples at a time, and streamed out in file order.
  */
 export class SamplesWriter {
   private readonly series = new Map<string, SeriesBuffer>();
@@ -188,14 +192,17 @@ export class SamplesWriter {
     return buffer === undefined ? undefined : spanOf([buffer.firstTime, buffer.lastTime]);
   }
 
-  /** Hand the ready row groups to the encoder; resolves once the file is within its samples in flight. */
-  async drain(): Promise<void> {
+  /**
+   * Hand the ready row groups to the encoders (`parsed`: the run is read, its
+   * last groups may use every core); resolves once the file is within its samples in flight.
+   */
+  async drain(parsed = false): Promise<void> {
     while (this.ready.length > 0) {
       const group = this.ready.shift()!;
       const file = (this.file ??= this.open());
-      const bytes = encoderThread.request(file.id, 'write', group);
-      bytes.catch(() => undefined);
-      file.encoding.push({ bytes, samples: group.count });
+      const encoded = encoderPool.write(group, this.rows === 0, parsed);
+      encoded.catch(() => undefined);
+      file.encoding.push({ group: encoded, samples: group.count });
       file.inFlight += group.count;
       this.rows += group.count;
       while (file.inFlight > SAMPLES_IN_FLIGHT) await this.writeNext(file);
@@ -205,11 +212,11 @@ export class SamplesWriter {
   /** End the file and wait until S3 stores it; undefined (and no object) when the run had no samples. */
   async finish(): Promise<SamplesObject | undefined> {
     this.cutAll();
-    await this.drain();
+    await this.drain(true);
     const file = this.file;
     if (file === undefined) return undefined;
     while (file.encoding.length > 0) await this.writeNext(file);
-    const footer = await encoderThread.request(file.id, 'finish');
+    const footer = await encoderPool.footer(file.placed);
     file.bytes += footer.byteLength;
     await send(file.out, footer, file.failed);
     file.out.end();
@@ -223,7 +230,7 @@ export class SamplesWriter {
     this.ready = [];
     const file = this.file;
     if (file === undefined) return;
-    await Promise.allSettled([...file.encoding.map((e) => e.bytes), encoderThread.request(file.id, 'drop')]);
+    await Promise.allSettled(file.encoding.map((e) => e.group));
     file.encoding = [];
     await file.upload.abort().catch(() => undefined);
     await file.done.catch(() => undefined);
@@ -238,7 +245,8 @@ export class SamplesWriter {
   private async writeNext(file: OpenFile): Promise<void> {
     const next = file.encoding.shift()!;
     file.inFlight -= next.samples;
-    const bytes = await next.bytes;
+    const { bytes, rowGroup } = await next.group;
+    file.placed.push({ rowGroup, at: file.bytes });
     file.bytes += bytes.byteLength;
     await send(file.out, bytes, file.failed);
   }
@@ -265,6 +273,6 @@ export class SamplesWriter {
     );
     failed.catch(() => undefined);
     done.catch(() => undefined);
-    return { id: encoderThread.newFile(), out, upload, done, failed, bytes: 0, encoding: [], inFlight: 0 };
+    return { out, upload, done, failed, bytes: 0, encoding: [], inFlight: 0, placed: [] };
   }
 }
