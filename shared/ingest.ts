@@ -51,7 +51,6 @@ import { streamRuns } from './ingest/stream-runs.ts';
 export type { IngestDeps, SettleDeps } from './ingest/deps.ts';
 export { resultsBucketFromEnv } from './ingest/deps.ts';
 export { parseContinuation, type Continuation } from './ingest/continuation.ts';
-export { MAX_BUFFERED_SAMPLES } from './ingest/stream-runs.ts';
 
 export type IngestOutcome =
   | { status: 'ready'; object: ObjectRef; runIds: string[]; warnings: number }

@@ -27,6 +27,8 @@ export interface IngestDeps extends SettleDeps {
   maxUploadBytes: number;
   /** Most series (devices x runs) one file may hold (default LAB_DEFAULTS.maxSeriesPerFile). */
   maxSeriesPerFile?: number;
+  /** Samples buffered before every partial row group is written (default MAX_BUFFERED_SAMPLES, stream-runs.ts). */
+  bufferedSamples?: number;
 }
 
 /** The results bucket the stack names in the environment (ENV.resultsBucket), and a client for it. */

@@ -5,7 +5,7 @@
  * once, and its META item (the mark of a complete run, naming the samples
  * object) as soon as the object is stored and every item before it is written;
  * the device labels come last. Memory stays bounded: buffered samples are
- * capped (MAX_BUFFERED_SAMPLES), a file may hold at most maxSeriesPerFile
+ * capped (MAX_BUFFERED_SAMPLES, or the deps' bufferedSamples), a file may hold at most maxSeriesPerFile
  * series, and nothing of a finished run is kept but its labels.
  *
  * Before the items of a new run are written, the upload record notes that the
@@ -29,12 +29,18 @@ import {
   type TimeSpan,
 } from '../store/items.ts';
 import { SamplesWriter } from '../store/samples.ts';
+import { ROW_GROUP_SAMPLES } from '../store/samples-schema.ts';
 import { diskperfRunItem, iostatRunItem, joinSpans } from '../store/run-items.ts';
 import { noteProgress, type Claim } from '../store/uploads.ts';
 import { PermanentFailure, type IngestDeps } from './deps.ts';
 
-/** Samples held in series buffers across all runs before they are written as partial row groups. */
-export const MAX_BUFFERED_SAMPLES = 50_000;
+/**
+ * Samples held in series buffers across all runs before every partial buffer
+ * is written as a row group: 128 series fill whole row groups (smaller ones
+ * cost the encoder three times as much a sample), and a file of thousands of
+ * series stays within about 60 MB of buffers (BENCHMARKS.md).
+ */
+export const MAX_BUFFERED_SAMPLES = 128 * ROW_GROUP_SAMPLES;
 /** A delivery that writes for this long without starting a run still tells the sweeper it is alive. */
 const HEARTBEAT_MS = 60_000;
 
@@ -134,7 +140,8 @@ class VersionWriter {
     // Thousands of devices would each fill a row group slowly: write the partial buffers now.
     let buffered = 0;
     for (const w of this.samples.values()) buffered += w.buffered;
-    if (buffered >= MAX_BUFFERED_SAMPLES) for (const w of this.samples.values()) w.cutAll();
+    if (buffered >= (this.deps.bufferedSamples ?? MAX_BUFFERED_SAMPLES))
+      for (const w of this.samples.values()) w.cutAll();
   }
 
   /** Abandon the samples objects not yet stored (the runs' items are removed by whoever ends the version). */

@@ -694,6 +694,27 @@ describe('object encodings and sizes', () => {
       sampleCount: 3,
     });
   });
+
+  it('samples past the buffer budget go out as partial row groups of one series each, none lost', async () => {
+    const devices = solarisDevices(700);
+    const text = solarisIostatLog({ reports: 3, devices });
+    const up = await upload(`budget-${uid()}/iostat-xn-700.txt`, text);
+    // 2,100 samples, report after report: the budget of 1,000 is reached twice before the end.
+    expect(await deliver([up.event], {}, { ...deps, bufferedSamples: 1_000 })).toEqual(noFailures);
+    const [id] = ids(up.key, up.version, 1);
+    expect(await upload_(up.key, up.version)).toMatchObject({ status: 'ready' });
+    const file = await readSamplesObject(env.s3, env.resultsBucket, samplesKey(id!));
+    const groups = rowGroupSeries(file.metadata);
+    for (const g of groups) expect(g.min).toBe(g.max);
+    // 700 groups at each cut, then the 100 series of the last report's end.
+    expect(groups.map((g) => g.rows).reduce((a, b) => a + b, 0)).toBe(2_100);
+    expect(groups).toHaveLength(700 + 700 + 100);
+    const parsed = (await parseText(text)).runs[0] as IostatRun;
+    for (const native of [devices[0]!, devices[299]!, devices[300]!, devices[699]!])
+      expect(seriesSamples(file.rows, native), native).toEqual(
+        parsed.series.find((s) => s.device === native)!.samples!.map(storedForm),
+      );
+  });
 });
 
 // ---------------------------------------------------------------- delivery: replays, order, deletions
