@@ -181,8 +181,9 @@ class FioNormalParser implements FioLineParser {
   constructor(private readonly options: FioParserOptions) {}
 
   line(text: string, lineNo: number): void {
-    // Progress redrawn over itself with carriage returns: each piece is a line of its own.
-    for (const piece of this.unwrapped(text).split('\r')) if (piece.trim() !== '') this.piece(piece, lineNo);
+    // Progress redrawn over itself with carriage returns comes a piece at a time, under its line's number (fio.ts).
+    const piece = this.unwrapped(text);
+    if (piece.trim() !== '') this.piece(piece, lineNo);
   }
 
   /**

@@ -101,7 +101,10 @@ export interface FioParserOptions {
   onJob(job: FioJob): void;
 }
 
-/** A style parser: lines in (without their line ends and any block prefix), jobs out, the header at the end. */
+/**
+ * A style parser: lines in (without their line ends and any block prefix; a line fio redrew with lone
+ * CRs as its pieces, each under the line's number), jobs out, the header at the end.
+ */
 export interface FioLineParser {
   line(text: string, lineNo: number): void;
   /** Throws ParseError when the output held no job or stopped inside one. */

@@ -15,8 +15,9 @@
  *
  * The layout (fio's stat.c writes it so from 2.0 on):
  * - the job: `2;job;groupid;error` in version 2 (no fio version), `V;fio-3.33;job;groupid;error` after;
- * - one block per direction: read and write in version 3; read, write and trim in 2, 4 and 5; one
- *   `mixed` block alone with unified_rw_reporting, and one after the others with `=both` (fio 3.27+);
+ * - one block per direction: read and write in version 3 and in fio 2.0's version 2; read, write and
+ *   trim in 4, 5 and the version 2 of later fio; one `mixed` block alone with unified_rw_reporting,
+ *   and one after the others with `=both` (fio 3.27+);
  * - a block: io (KiB), bw (KiB/s), iops, runtime (ms); slat and clat min, max, mean, stddev (µs);
  *   20 clat percentiles `99.000000%=1004` (µs, `0%=0` when unused); lat min, max, mean, stddev (µs);
  *   bw min, max, share of the group (`100.000000%`), mean, stddev (KiB/s); version 5 adds the bw
@@ -24,6 +25,12 @@
  * - cpu usr%, sys%, ctx, majf, minf; 7 I/O depths; 10 µs and 12 ms latency buckets (34 fields);
  * - what is not read: 9 fields a disk (version 3 on), continue_on_error's error count and first
  *   error, the job's description.
+ *
+ * Nothing names a version 2 line as fio's, so one is taken as a record only in its whole shape (see
+ * isTerseV2Line): `2;job;groupid;error;`, a `P%=V` percentile where the first block keeps its first,
+ * and cpu usr% and sys% right after whole blocks, with the rest of the tail after them:
+ *
+ *   2;randread-4k;0;0;1200000;20000;5000;60000;3;95;...;1.000000%=330;...;4.123400%;11.876600%;...
  *
  * Terse carries no job options (rw, bs, iodepth) and no host, even from `--client` runs. fio prints
  * iops and bw as whole numbers; an all-zero latency (gtod_reduce, not measured) is left out; with
@@ -49,6 +56,8 @@ import {
 const VERSIONED_START = /^(\d+);fio-[^;]*;/;
 /** Version 2 names no fio version: `2;job;groupid;error;` and the read block's io. */
 const V2_START = /^2;[^;]*;\d+;\d+;\d/;
+/** A clat percentile slot: `99.000000%=1004`, or `0%=0` when unused. */
+const PERCENTILE_SLOT = /^(\d+(?:\.\d+)?)%=(\d+(?:\.\d+)?)$/;
 /** A record of version 3 to 5 quoted after other text on its line (a comment, a backtick). */
 const QUOTED = /[\s`'"]([3-5];fio-[^;\s]*;)/;
 const SUPPORTED = 'fio terse versions 2 to 5';
@@ -92,6 +101,8 @@ interface Version {
   blockFields: number;
   /** The directions of its blocks without unified_rw_reporting. */
   directions: readonly FioDirection[];
+  /** Version 2 as fio 2.0 wrote it, before the trim block came: read and write only. */
+  withoutTrim?: readonly FioDirection[];
 }
 
 function versionOf(version: number): Version {
@@ -104,8 +115,11 @@ function versionOf(version: number): Version {
     firstBlock: v2 ? 4 : 5,
     blockFields: version === 5 ? V5_BLOCK_FIELDS : BLOCK_FIELDS,
     directions: version === 3 ? ['read', 'write'] : ['read', 'write', 'trim'],
+    ...(v2 ? { withoutTrim: ['read', 'write'] } : {}),
   };
 }
+
+const V2 = versionOf(2);
 
 /** A terse record found on a line: where it starts, its version, and whether other text came before it. */
 interface Found {
@@ -119,7 +133,8 @@ interface Found {
 function findRecord(text: string): Found | undefined {
   const start = text.length - text.trimStart().length;
   const body = text.slice(start);
-  if (V2_START.test(body)) return { at: start, version: 2, quoted: false, named: false };
+  // A line of another shape that starts `2;` is no record; one cut short is, and fails as such.
+  if (v2Fields(body) !== undefined) return { at: start, version: 2, quoted: false, named: false };
   const versioned = VERSIONED_START.exec(body);
   if (versioned) return { at: start, version: Number(versioned[1]), quoted: false, named: true };
   const quoted = QUOTED.exec(text);
@@ -139,17 +154,43 @@ function fieldsOf(text: string, at: number): string[] {
 const isPercentage = (field: string | undefined) => field !== undefined && /^\d+(?:\.\d+)?%$/.test(field.trim());
 
 /**
- * The directions of the line's blocks: what the version writes, `mixed` alone when the cpu usr% comes
- * right after the first block (unified_rw_reporting=1), `mixed` last when one more block comes before it (=both)
- * and the line holds it whole.
+ * The directions of the line's blocks: what the version writes (fio 2.0's read and write alone for
+ * version 2 when the cpu usr% follows them), `mixed` alone when the cpu usr% comes right after the first
+ * block (unified_rw_reporting=1), `mixed` last when one more block comes before it (=both) and the line
+ * holds it whole.
  */
 function blockDirections(fields: readonly string[], v: Version): readonly FioDirection[] {
   if (isPercentage(fields[v.firstBlock + v.blockFields])) return ['mixed'];
+  // Where a trim block would start its io figure, fio 2.0 wrote the cpu usr%.
+  const older = v.withoutTrim;
+  if (older !== undefined && isPercentage(fields[v.firstBlock + older.length * v.blockFields])) return older;
   const afterUsual = v.firstBlock + v.directions.length * v.blockFields;
   const mixedLast = afterUsual + v.blockFields;
   if (!isPercentage(fields[afterUsual]) && isPercentage(fields[mixedLast]) && fields.length >= mixedLast + TAIL_FIELDS)
     return [...v.directions, 'mixed'];
   return v.directions;
+}
+
+/**
+ * The fields of the version 2 record the body starts with, if it does: `2;job;groupid;error;` and a
+ * percentile where the first block keeps its first, what no other list of figures has there.
+ */
+function v2Fields(body: string): string[] | undefined {
+  if (!V2_START.test(body)) return undefined;
+  const fields = fieldsOf(body, 0);
+  return PERCENTILE_SLOT.test(fields[V2.firstBlock + PERCENTILES]?.trim() ?? '') ? fields : undefined;
+}
+
+/**
+ * Whether the line is a whole terse version 2 record, told by its shape alone (no fio version names
+ * it): the start v2Fields looks for, then cpu usr% and sys% right after whole blocks, and the rest of
+ * the tail after them.
+ */
+export function isTerseV2Line(text: string): boolean {
+  const fields = v2Fields(text.trimStart());
+  if (fields === undefined) return false;
+  const usr = V2.firstBlock + blockDirections(fields, V2).length * V2.blockFields;
+  return isPercentage(fields[usr]) && isPercentage(fields[usr + 1]) && fields.length >= usr + TAIL_FIELDS;
 }
 
 export function createFioTerseParser(options: FioParserOptions): FioLineParser {
@@ -287,7 +328,7 @@ class TerseLine {
     const out: Partial<Record<FioPercentile, number>> = {};
     for (let k = 0; k < PERCENTILE_SLOTS; k++) {
       const field = this.fields[at + k]!.trim();
-      const m = /^(\d+(?:\.\d+)?)%=(\d+(?:\.\d+)?)$/.exec(field);
+      const m = PERCENTILE_SLOT.exec(field);
       if (!m) {
         this.fail(
           `field ${at + k + 1} (${direction} clat percentile ${k + 1}) is "${printable(field, 40)}"`,

@@ -4,18 +4,19 @@
  * a comment's `*`) comes off every line of the block after it.
  *
  *   # 3;fio-2.1.10;randrw;0;0;...                  -> terse, versions 3 to 5 (fio-terse.ts)
+ *   2;randrw;0;0;1048576;17476;4369;60001;...      -> terse version 2, told by its whole shape
  *   {  "fio version" : "fio-3.33", ...              -> json, json+ (fio-json.ts)
  *   seq: (g=0): rw=read, bs=(R) 128KiB-128KiB, ...  -> normal (fio-normal.ts)
  *
  * yields the jobs in file order (through onJob) and, at the end, the style and
  * what the output says of itself (FioHeader).
  */
-import { StringDecoder } from 'node:string_decoder';
 import { ParseError } from './errors.ts';
 import { createFioJsonParser, FIO_VERSION_KEY } from './fio-json.ts';
 import { createFioNormalParser } from './fio-normal.ts';
 import type { FioHeader, FioJob, FioLineParser, FioParserOptions, FioStyle } from './fio-record.ts';
-import { createFioTerseParser } from './fio-terse.ts';
+import { createFioTerseParser, isTerseV2Line } from './fio-terse.ts';
+import { LineSplitter, type LineSplitterOptions } from './lines.ts';
 import { splitPrefix, stripPrefix, type BlockPrefix } from './wrappers.ts';
 
 /** A terse record of version 3 to 5 (`3;fio-3.33;jobname;...`), alone or after text on its line. */
@@ -31,7 +32,7 @@ type TextStyle = Exclude<FioStyle, 'json+'>;
 export function fioStyleOf(line: string): TextStyle | undefined {
   if (line.includes(FIO_VERSION_KEY)) return 'json';
   const trimmed = line.trim();
-  if (TERSE.test(trimmed)) return 'terse';
+  if (TERSE.test(trimmed) || isTerseV2Line(trimmed)) return 'terse';
   if (NORMAL.test(trimmed)) return 'normal';
   return undefined;
 }
@@ -95,7 +96,8 @@ export class FioParser {
         line: 0,
         problem: 'no fio output',
         expected:
-          'fio results: a JSON document with "fio version", terse lines such as "3;fio-3.33;job;0;0;...", ' +
+          'fio results: a JSON document with "fio version", terse lines such as "3;fio-3.33;job;0;0;..." ' +
+          '(or version 2, "2;job;0;0;..."), ' +
           'or the normal report with job lines such as "job: (groupid=0, jobs=1): err= 0"',
       });
     }
@@ -105,14 +107,25 @@ export class FioParser {
   }
 }
 
+/**
+ * fio's lines, the same for a whole text and a stream: a lone CR is fio redrawing its progress
+ * (`Jobs: 1 (f=1): [r(1)][10.0%]...\r`), not a line end, so the pieces around it reach the
+ * parser one by one and line numbers count LF only, as the normal parser's jobs and errors name them.
+ * `<host> ` before a `--client` run's lines names the host: no HTML tag to take off.
+ */
+const FIO_LINES: LineSplitterOptions = { loneCR: 'redraw', edgeTags: 'keep' };
+
+function fioLineSplitter(parser: FioParser, source: string): LineSplitter {
+  return new LineSplitter(source, { text: (text, lineNo) => parser.line(text, lineNo) }, FIO_LINES);
+}
+
 /** A whole text's jobs and what it says of itself (tests, the CLI's small files). */
 export function parseFioText(text: string, source = 'input'): FioOutput & { jobs: FioJob[] } {
   const jobs: FioJob[] = [];
   const parser = new FioParser({ source, onJob: (job) => jobs.push(job) });
-  const lines = text.split(/\r?\n/);
-  if (lines[lines.length - 1] === '') lines.pop();
-  lines.forEach((line, i) => parser.line(line, i + 1));
-  return { ...parser.end(lines.length), jobs };
+  const splitter = fioLineSplitter(parser, source);
+  splitter.push(text);
+  return { ...parser.end(splitter.end()), jobs };
 }
 
 /**
@@ -125,20 +138,8 @@ export async function parseFioChunks(
   options: FioParserOptions,
 ): Promise<FioOutput & { lines: number }> {
   const parser = new FioParser(options);
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
-  let lineNo = 0;
-  const feed = (text: string) => {
-    let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      const line = text.slice(start, end);
-      parser.line(line.endsWith('\r') ? line.slice(0, -1) : line, ++lineNo);
-      start = end + 1;
-    }
-    return text.slice(start);
-  };
-  for await (const chunk of chunks) rest = feed(rest + decoder.write(chunk));
-  rest = feed(rest + decoder.end());
-  if (rest !== '') parser.line(rest.endsWith('\r') ? rest.slice(0, -1) : rest, ++lineNo);
-  return { ...parser.end(lineNo), lines: lineNo };
+  const splitter = fioLineSplitter(parser, options.source);
+  for await (const chunk of chunks) splitter.push(chunk);
+  const lines = splitter.end();
+  return { ...parser.end(lines), lines };
 }

@@ -3,7 +3,8 @@
  * the encoding from a byte-order mark (UTF-8 by default, UTF-16 with a BOM),
  * splits on LF, CRLF or a lone CR, refuses binary content and absurdly long lines
  * with a ParseError, and strips what pasting adds (`> ` quoting, non-breaking
- * spaces). Memory is one chunk plus one partial line.
+ * spaces). Memory is one chunk plus one partial line. A reader of terminal output
+ * can take a lone CR as a redraw instead (LoneCR): the pieces keep their line's number.
  *
  * UTF-8 input is split as bytes and each line is offered to the sink's `bytes`
  * fast path first (the iostat parser reads data rows straight from the buffer);
@@ -123,6 +124,25 @@ export interface LineSink {
   warn?(lineNo: number, message: string): void;
 }
 
+/**
+ * What a CR not followed by LF is. `line-end`: the end of a line, as old Mac files write it.
+ * `redraw`: a terminal's return to the line's start, what a program redrawing its progress writes
+ * (fio's `Jobs: ...\r`): each piece between two CRs goes to the sink alone, all of them under the
+ * number of the line they share, so line numbers count LF (and CRLF) only, and the line limit holds
+ * for each piece, not for a long run's thousands of redraws together.
+ */
+export type LoneCR = 'line-end' | 'redraw';
+
+export interface LineSplitterOptions {
+  /** `line-end` by default. */
+  loneCR?: LoneCR;
+  /**
+   * Whether HTML tags at a line's start or end come off (`strip`, the default), or are the log's
+   * own text (`keep`: fio's `<host> ` before the lines of a `--client` run).
+   */
+  edgeTags?: 'strip' | 'keep';
+}
+
 const LF = 10;
 const CR = 13;
 const EMPTY = Buffer.alloc(0);
@@ -139,6 +159,11 @@ export class LineSplitter {
   private textCarry = '';
   private lineNo = 0;
   private pendingCR = false;
+  /** Whether a lone CR ends a line (else it ends a piece of one: LoneCR `redraw`). */
+  private readonly crEndsLine: boolean;
+  /** Pieces of line lineNo + 1 went to the sink before a redrawing CR: the line is open. */
+  private lineOpen = false;
+  private readonly stripsTags: boolean;
   /** The prefix the lines of the current block carry, and its bytes when the fast path can strip it. */
   private prefix: BlockPrefix | undefined;
   private prefixBytes: Buffer | undefined;
@@ -146,7 +171,11 @@ export class LineSplitter {
   constructor(
     private readonly source: string,
     private readonly sink: LineSink,
-  ) {}
+    options: LineSplitterOptions = {},
+  ) {
+    this.crEndsLine = (options.loneCR ?? 'line-end') === 'line-end';
+    this.stripsTags = (options.edgeTags ?? 'strip') === 'strip';
+  }
 
   /** Lines handed out so far. */
   get lines(): number {
@@ -177,12 +206,14 @@ export class LineSplitter {
     }
     if (this.decoder) {
       this.consumeText(this.decoder.end());
-      if (this.textCarry.length > 0) this.emitText(this.textCarry);
+      if (this.textCarry.length > 0) this.emitTextSplittingCR(this.textCarry);
       this.textCarry = '';
     } else if (this.carry.length > 0) {
       this.emitBytesSplittingCR(this.carry, 0, this.carry.length);
       this.carry = EMPTY;
     }
+    // The input ended in a redrawing CR: its pieces are out, their line still counts.
+    if (this.lineOpen) this.endLine();
     return this.lineNo;
   }
 
@@ -243,7 +274,11 @@ export class LineSplitter {
     if (this.pendingCR) {
       // A CR ended the previous chunk: a LF right after it belongs to the same line end.
       this.pendingCR = false;
-      if (chunk[0] === LF) body = chunk.subarray(1);
+      if (chunk[0] === LF) {
+        body = chunk.subarray(1);
+        // A redrawing CR only ended a piece: with this LF it was a CRLF, which ends the line.
+        if (!this.crEndsLine) this.endLine();
+      }
     }
     if (this.carry.length > 0) {
       // Finish the line the previous chunk ended in without copying the whole chunk.
@@ -281,7 +316,7 @@ export class LineSplitter {
       // Old Mac files end lines with a lone CR.
       const cr = rest.lastIndexOf(CR);
       if (cr !== -1) {
-        this.emitBytesSplittingCR(rest, 0, cr);
+        this.emitBytesSplittingCR(rest, 0, cr, this.crEndsLine);
         rest = rest.subarray(cr + 1);
         if (rest.length === 0) this.pendingCR = true;
       }
@@ -291,21 +326,35 @@ export class LineSplitter {
     this.carry = Buffer.from(rest);
   }
 
-  private emitBytesSplittingCR(data: Buffer, start: number, end: number): void {
+  /** Bytes [start, end) cut at each lone CR; `endsLine`: whether the last piece ends its line. */
+  private emitBytesSplittingCR(data: Buffer, start: number, end: number, endsLine = true): void {
     let cr = data.indexOf(CR, start);
     while (cr !== -1 && cr < end) {
-      this.emitBytes(data, start, cr);
+      this.emitBytes(data, start, cr, this.crEndsLine);
       start = cr + 1;
       cr = data.indexOf(CR, start);
     }
-    this.emitBytes(data, start, end);
+    this.emitBytes(data, start, end, endsLine);
   }
 
-  private emitBytes(data: Buffer, start: number, end: number): void {
-    const lineNo = ++this.lineNo;
+  /** The number of the line a piece belongs to; `endsLine`: the piece is its line's last. */
+  private pieceLine(endsLine: boolean): number {
+    if (endsLine) return this.endLine();
+    this.lineOpen = true;
+    return this.lineNo + 1;
+  }
+
+  private endLine(): number {
+    this.lineOpen = false;
+    return ++this.lineNo;
+  }
+
+  private emitBytes(data: Buffer, start: number, end: number, endsLine = true): void {
+    const lineNo = this.pieceLine(endsLine);
     if (end - start > MAX_LINE_LENGTH) this.tooLong(lineNo);
     // The hot path stays small: lines of a prefixed block, or with a tag at an end, take their own.
-    if (this.prefix !== undefined || bytesMayHaveEdgeTag(data, start, end)) this.emitWrapped(data, start, end, lineNo);
+    if (this.prefix !== undefined || (this.stripsTags && bytesMayHaveEdgeTag(data, start, end)))
+      this.emitWrapped(data, start, end, lineNo);
     else if (!this.sink.bytes?.(data, start, end, lineNo))
       this.emitCleaned(decodeLine(data, start, end), lineNo, false);
   }
@@ -331,7 +380,7 @@ export class LineSplitter {
       if (rest === undefined) this.endBlock();
       else line = rest;
     }
-    if (line.indexOf('<') !== -1) {
+    if (this.stripsTags && line.indexOf('<') !== -1) {
       const stripped = stripEdgeTags(line);
       if (stripped !== undefined) {
         // Told for rows only (three numbers or more): a page's prose and markup shed their tags silently.
@@ -373,7 +422,7 @@ export class LineSplitter {
     this.textCarry = '';
     let from = 0;
     for (let lf = data.indexOf('\n'); lf !== -1; lf = data.indexOf('\n', from)) {
-      for (const part of data.slice(from, lf).replace(/\r$/, '').split('\r')) this.emitText(part);
+      this.emitTextSplittingCR(data.slice(from, lf).replace(/\r$/, ''));
       from = lf + 1;
     }
     const rest = data.slice(from);
@@ -381,18 +430,24 @@ export class LineSplitter {
     this.textCarry = rest;
   }
 
-  private emitText(raw: string): void {
-    const lineNo = ++this.lineNo;
+  /** A whole line of decoded text cut at each lone CR, as emitBytesSplittingCR cuts bytes. */
+  private emitTextSplittingCR(line: string): void {
+    const parts = line.split('\r');
+    parts.forEach((part, i) => this.emitText(part, i === parts.length - 1 || this.crEndsLine));
+  }
+
+  private emitText(raw: string, endsLine: boolean): void {
+    const lineNo = this.pieceLine(endsLine);
     if (raw.length > MAX_LINE_LENGTH) this.tooLong(lineNo);
     this.emitCleaned(raw, lineNo, false);
   }
 
   private binary(bytes: Buffer, nulAt: number): never {
-    // Count the line ends before the NUL: LF, CRLF and lone CR alike.
+    // Count the line ends before the NUL: LF, CRLF and, unless it redraws, lone CR alike.
     let line = this.lineNo + 1;
     for (let i = 0; i < nulAt; i++) {
       if (bytes[i] === LF) line++;
-      else if (bytes[i] === CR && bytes[i + 1] !== LF) line++;
+      else if (this.crEndsLine && bytes[i] === CR && bytes[i + 1] !== LF) line++;
     }
     throw new ParseError({
       source: this.source,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ParseError } from '../../../shared/parsers/errors.ts';
-import { parseFioText } from '../../../shared/parsers/fio.ts';
+import { fioStyleOf, parseFioText } from '../../../shared/parsers/fio.ts';
 import type { FioJob } from '../../../shared/parsers/fio-record.ts';
 import { createFioTerseParser } from '../../../shared/parsers/fio-terse.ts';
 import { describeFioFixtures, fioFailure, readFio as read } from '../../support/fio.ts';
@@ -14,6 +14,10 @@ import { describeFioFixtures, fioFailure, readFio as read } from '../../support/
 const V3 = read('terse-v3-randrw-percentiles.txt').trim().split(';');
 const BLOCK = 41;
 const JOB_FIELDS = 5;
+/** cpu (5), I/O depths (7), µs (10) and ms (12) latency buckets: the tail of every version, no disk after it in 2. */
+const TAIL = V3.slice(JOB_FIELDS + 2 * BLOCK, JOB_FIELDS + 2 * BLOCK + 34);
+/** The fio 2.0 version 2 fixture's first record: 4 fields of the job, read and write blocks of 41, the tail. */
+const V2_LINE = read('terse-v2-fio20-randread-randrw.txt').split('\n')[1]!;
 /** A block of a direction that did nothing, as fio prints it. */
 const IDLE_BLOCK = [
   ...['0', '0', '0', '0'],
@@ -37,7 +41,7 @@ const withV5Stats = (block: string[]) => [...block, '120', '2900', '7100', '6998
 
 const failure = (text: string) => fioFailure(text, 'run.terse');
 
-/** Lines straight into the terse parser (what the dispatcher would not route to it: version 2, quoted lines). */
+/** Lines straight into the terse parser (what the dispatcher would not route to it: versions it does not read, quoted lines). */
 function direct(lines: string[]): { jobs: FioJob[]; version?: string } {
   const jobs: FioJob[] = [];
   const parser = createFioTerseParser({ source: 'run.terse', onJob: (job) => jobs.push(job) });
@@ -48,8 +52,8 @@ function direct(lines: string[]): { jobs: FioJob[]; version?: string } {
 describeFioFixtures(
   'fio terse fixtures',
   /^terse-/,
-  6,
-  'v3 randrw, several commented jobs, a failed job, v4 trim, v5, unified_rw_reporting',
+  7,
+  'v2 of fio 2.0, v3 randrw, several commented jobs, a failed job, v4 trim, v5, unified_rw_reporting',
 );
 
 describe('fio terse layouts', () => {
@@ -79,11 +83,19 @@ describe('fio terse layouts', () => {
   });
 
   it('reads version 2: no fio version field, a trim block, no version in the header', () => {
-    const v2 = ['2', ...V3.slice(2, JOB_FIELDS), READ_BLOCK, WRITE_BLOCK, IDLE_BLOCK, V3.slice(JOB_FIELDS + 2 * BLOCK)];
-    const out = direct([v2.flat().join(';')]);
+    const v2 = ['2', ...V3.slice(2, JOB_FIELDS), READ_BLOCK, WRITE_BLOCK, IDLE_BLOCK, TAIL];
+    const out = parseFioText(v2.flat().join(';'));
+    expect(out.style).toBe('terse');
     expect(out.jobs.map((j) => j.directions)).toEqual(v3.jobs.map((j) => j.directions));
     expect(out.jobs[0]!.name).toBe('randrw-8k-qd16');
     expect(out.version).toBeUndefined();
+  });
+
+  it("reads fio 2.0's version 2, read and write blocks alone, as v3 reads the same blocks", () => {
+    const v2 = ['2', ...V3.slice(2, JOB_FIELDS), READ_BLOCK, WRITE_BLOCK, TAIL].flat();
+    expect(v2).toHaveLength(120);
+    const out = parseFioText(v2.join(';'));
+    expect(out.jobs.map(({ line: _l, ...job }) => job)).toEqual(v3.jobs.map(({ line: _l, ...job }) => job));
   });
 
   it('reads a mixed block after read and write (unified_rw_reporting=both)', () => {
@@ -105,6 +117,41 @@ describe('fio terse layouts', () => {
       ['randrw-8k-qd16', 1],
       ['interval-2', 3],
     ]);
+  });
+});
+
+describe('fio terse version 2 told by its shape', () => {
+  const fields = V2_LINE.split(';');
+  const changed = (index: number, value: string) => fields.map((f, i) => (i === index ? value : f)).join(';');
+
+  it('takes a whole record, bare or behind a block prefix', () => {
+    expect(fioStyleOf(V2_LINE)).toBe('terse');
+    expect(parseFioText(`# ${V2_LINE}\n`).jobs.map((j) => [j.name, j.line])).toEqual([['randread-4k', 1]]);
+  });
+
+  it.each([
+    ['a short list', '2;seq;0;0;1024;'],
+    ['no percentile where the read block keeps its first', changed(16, '330')],
+    ['no cpu usr% after the blocks', changed(86, '4.1234')],
+    ['no cpu sys% after it', changed(87, '11.8766')],
+    ['a record cut short in its tail', fields.slice(0, 110).join(';')],
+    ['a group that is not a whole number', changed(2, 'zero')],
+    ['figures alone', Array.from({ length: 120 }, (_, i) => (i === 0 ? '2' : String(i))).join(';')],
+  ])('takes no line starting "2;" with %s', (_what, line) => {
+    expect(fioStyleOf(line)).toBeUndefined();
+    expect(() => parseFioText(`${line}\n`)).toThrow(/no fio output/);
+  });
+
+  it('fails on a record cut short among whole ones, on its line', () => {
+    const error = failure(`${V2_LINE}\n${fields.slice(0, 60).join(';')}\n`);
+    expect(error.line).toBe(2);
+    expect(error.problem).toMatch(/^a terse version 2 line cut short: 60 fields/);
+  });
+
+  it('names version 2 field numbers in its errors (one fewer than v3: no fio version)', () => {
+    const error = failure(`${V2_LINE}\n${changed(6, 'fast')}\n`);
+    expect(error.line).toBe(2);
+    expect(error.problem).toBe('field 7 (read IOPS) is "fast", not a number');
   });
 });
 
