@@ -16,6 +16,7 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import '../infra/local/dynalite-iterators.ts';
 import { createDocumentClient, createS3Client } from '../shared/aws.ts';
+import type { ApiDeps } from '../functions/api/routes.ts';
 import type { IngestDeps } from '../shared/ingest.ts';
 import { createTableInput } from '../shared/store/table.ts';
 import { untilStored } from '../infra/local/s3rver-writes.ts';
@@ -51,6 +52,8 @@ export interface Emulators {
   dynalitePid?: number;
   /** What the ingest handler needs, pointed at the emulators. */
   deps: IngestDeps;
+  /** What the API handler needs, pointed at the same buckets and table. */
+  apiDeps: ApiDeps;
   put(key: string, body: string | Uint8Array, options?: PutOptions): Promise<PutResult>;
   /** Another empty table in the same dynalite, built from shared/store/table.ts. */
   createTable(name: string): Promise<void>;
@@ -182,6 +185,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       dynamodbEndpoint,
       ...(dynamo.pid !== undefined ? { dynalitePid: dynamo.pid } : {}),
       deps,
+      apiDeps: { s3, db, tableName, bucket, resultsBucket, maxUploadBytes: deps.maxUploadBytes },
       put,
       createTable,
       stop,

@@ -9,16 +9,13 @@
  * What cannot be answered says why: an unknown run, a diskperf run, a run
  * stored before samples objects were written, a series the run does not have
  * (naming the ones it has), a metric that is not an iostat one (listing them).
- * `next` is opaque to a client: base64url of a small JSON naming this route, a
- * digest of the run, series and metric it was made for, and the next report,
- * checked like any other input when it comes back (as shared/store/cursors.ts
- * does for the listings).
+ * `next` is a cursor as the listings' are (shared/store/cursors.ts): made for
+ * this run, series and metric, holding the next page's first report.
  */
-import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { RunSamples } from '../api.ts';
 import { IOSTAT_METRICS, METRICS, type IostatMetric } from '../metrics.ts';
-import { CursorError, MAX_CURSOR_LENGTH } from '../store/cursors.ts';
+import { decodeCursor, encodeCursor } from '../store/cursors.ts';
 import type { IostatRunItem } from '../store/items.ts';
 import { getRunMeta } from '../store/reads.ts';
 import { openSamples, readSeries, seriesNames, type SamplesFile } from '../store/sample-reader.ts';
@@ -122,49 +119,20 @@ function seriesOf(file: SamplesFile, run: IostatRunItem, asked: string): string 
 }
 
 /** What a cursor is good for: the same run, series and metric (any limit). */
-const digest = (request: SamplesRequest) =>
-  createHash('sha256')
-    .update(JSON.stringify(['samples', request.runId, request.series, request.metric]))
-    .digest('base64url')
-    .slice(0, 12);
+const cursorQuery = (request: SamplesRequest) => ({
+  run: request.runId,
+  series: request.series,
+  metric: request.metric,
+});
 
-interface SamplesCursor {
-  l: 'samples';
-  q: string;
-  /** The next page's first report. */
-  p: number;
-}
-
+/** The next page's first report, as a cursor of this run, series and metric. */
 export function encodeSamplesCursor(request: SamplesRequest, report: number): string {
-  const body: SamplesCursor = { l: 'samples', q: digest(request), p: report };
-  return Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+  return encodeCursor('samples', cursorQuery(request), report);
 }
-
-const URL_SAFE = /^[A-Za-z0-9_-]+$/;
 
 /** The report a cursor of this run, series and metric starts at; anything else is a CursorError. */
 export function decodeSamplesCursor(request: SamplesRequest, text: string): number {
-  const body = text.length <= MAX_CURSOR_LENGTH && URL_SAFE.test(text) ? parseCursor(text) : undefined;
-  if (body === undefined || body.l !== 'samples' || !Number.isSafeInteger(body.p) || (body.p as number) < 0)
-    throw new CursorError(
-      'not a cursor of GET /runs/{id}/samples: pass the next value of an answer as it came, ' +
-        'or leave next out to start from the first report',
-    );
-  if (body.q !== digest(request))
-    throw new CursorError(
-      'a cursor of another run, series or metric: ask with the same ones as the page it came from, ' +
-        'or leave next out to start from the first report',
-    );
-  return body.p as number;
-}
-
-function parseCursor(text: string): Partial<Record<keyof SamplesCursor, unknown>> | undefined {
-  try {
-    const body = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
-    return body !== null && typeof body === 'object'
-      ? (body as Partial<Record<keyof SamplesCursor, unknown>>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  return decodeCursor('samples', cursorQuery(request), text, (position) =>
+    Number.isSafeInteger(position) && (position as number) >= 0 ? (position as number) : undefined,
+  );
 }

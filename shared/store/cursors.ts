@@ -1,6 +1,7 @@
 /**
- * The `next` cursors of the paged listings (GET /devices, /runs, /uploads):
- * where a page stopped, for the next request to go on from. To a client a
+ * The `next` cursors of the paged answers (GET /devices, /runs, /uploads and
+ * a run's samples, GET /runs/{id}/samples): where a page stopped, for the next
+ * request to go on from. To a client a
  * cursor is an opaque, URL-safe string (base64url of a small JSON). When one
  * comes back it is checked like any other input: it must be one this listing
  * made, for the same filters, and its position must be of the kind the listing
@@ -10,7 +11,23 @@
  */
 import { createHash } from 'node:crypto';
 
-export type ListingName = 'devices' | 'runs' | 'uploads';
+/** Each paged answer, by the route that gives it (what a misplaced cursor's message names). */
+const ROUTES = {
+  devices: 'GET /devices',
+  runs: 'GET /runs',
+  uploads: 'GET /uploads',
+  samples: 'GET /runs/{id}/samples',
+} as const;
+export type ListingName = keyof typeof ROUTES;
+const isListing = (name: unknown): name is ListingName => typeof name === 'string' && Object.hasOwn(ROUTES, name);
+
+/** What a listing's query is, as a refused cursor's message says it. */
+const QUERY_WORDS: Record<ListingName, string> = {
+  devices: 'other filters',
+  runs: 'other filters',
+  uploads: 'other filters',
+  samples: 'another run, series or metric',
+};
 
 /** A cursor that is not one this listing gave for this query: a 400 saying so. */
 export class CursorError extends Error {
@@ -63,15 +80,16 @@ export function decodeCursor<P>(
   const body = text.length <= MAX_CURSOR_LENGTH && URL_SAFE.test(text) ? parseBody(text) : undefined;
   if (body === undefined)
     throw new CursorError(
-      'not a cursor: pass the next value of an answer as it came, or leave next out to start from the beginning',
+      `not a cursor of ${ROUTES[name]}: pass the next value of an answer as it came, ` +
+        'or leave next out to start from the beginning',
     );
   if (body.l !== name)
     throw new CursorError(
-      `a cursor of GET /${body.l}, not of GET /${name}: pass the next value of this listing's answer`,
+      `a cursor of ${ROUTES[body.l]}, not of ${ROUTES[name]}: pass the next value of this listing's answer`,
     );
   if (body.q !== digest(name, query))
     throw new CursorError(
-      'a cursor of this listing asked with other filters: ' +
+      `a cursor of this listing asked with ${QUERY_WORDS[name]}: ` +
         'ask with the same ones as the page it came from, or leave next out to start from the beginning',
     );
   const position = read(body.p);
@@ -86,11 +104,7 @@ export function decodeCursor<P>(
 function parseBody(text: string): CursorBody | undefined {
   try {
     const body = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<CursorBody> | null;
-    const named =
-      body !== null &&
-      typeof body === 'object' &&
-      (body.l === 'devices' || body.l === 'runs' || body.l === 'uploads') &&
-      typeof body.q === 'string';
+    const named = body !== null && typeof body === 'object' && isListing(body.l) && typeof body.q === 'string';
     return named ? (body as CursorBody) : undefined;
   } catch {
     return undefined;

@@ -89,14 +89,7 @@ beforeAll(async () => {
   env = await startEmulators({ maxUploadBytes: 10_000_000 });
   ingestDeps = env.deps;
   setIngestDeps(ingestDeps);
-  deps = {
-    s3: env.s3,
-    db: env.db,
-    tableName: env.tableName,
-    bucket: env.bucket,
-    resultsBucket: env.resultsBucket,
-    maxUploadBytes: 10_000_000,
-  };
+  deps = env.apiDeps;
   setApiDeps(deps);
   // No folder: diskperf runs are labelled by their test name (-n).
   await ingest('irix-indy-scsi2sd-redux.diskperf.txt', REDUX);
@@ -1176,7 +1169,7 @@ describe('listings over more than a thousand labels', () => {
       [
         '/runs',
         { next: 'not a cursor!' },
-        /^next: not a cursor: pass the next value of an answer as it came, or leave next out to start from the beginning$/,
+        /^next: not a cursor of GET \/runs: pass the next value of an answer as it came, or leave next out to start from the beginning$/,
       ],
       ['/runs', { next: runsNext.slice(0, 20) }, /^next: not a cursor/],
       ['/runs', { next: Buffer.from('{"l":"runs","q":1}').toString('base64url') }, /^next: not a cursor/],

@@ -207,8 +207,14 @@ describe('paging', () => {
     ]) {
       const refused = await get<ApiError>(samplesPath(id, { ...other, next: first.next! }));
       expect(refused.status).toBe(400);
-      expect(refused.body.error.message).toMatch(/^next: a cursor of another run, series or metric/);
+      expect(refused.body.error.message).toMatch(
+        /^next: a cursor of this listing asked with another run, series or metric/,
+      );
     }
+    // A listing's cursor is no samples cursor, and the message says whose it is.
+    const listing = (await get<{ next?: string }>('/runs?limit=1')).body.next!;
+    const misplaced = await get<ApiError>(samplesPath(id, { series: a!.device, metric: 'iops', next: listing }));
+    expect(misplaced.body.error.message).toMatch(/^next: a cursor of GET \/runs, not of GET \/runs\/\{id\}\/samples/);
     const junk = await get<ApiError>(samplesPath(id, { series: a!.device, metric: 'iops', next: 'bm90LWEtY3Vyc29y' }));
     expect(junk.status).toBe(400);
     expect(junk.body.error.message).toMatch(/^next: not a cursor of GET \/runs\/\{id\}\/samples/);
