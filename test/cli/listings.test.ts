@@ -51,14 +51,7 @@ beforeAll(async () => {
     writer.put(deviceItem(label, 'diskperf', ingestedAt, 'v1'));
   });
   await writer.flush();
-  setApiDeps({
-    s3: env.s3,
-    db: env.db,
-    tableName: env.tableName,
-    bucket: env.bucket,
-    resultsBucket: env.resultsBucket,
-    maxUploadBytes: 10_000_000,
-  });
+  setApiDeps(env.apiDeps);
   const recording: ApiHandler = (event, context) => {
     asked.push({ path: event.rawPath, query: new URLSearchParams(event.rawQueryString) });
     return (apiHandler as ApiHandler)(event, context);
@@ -219,25 +212,11 @@ describe('benchdrop runs on real uploads', () => {
     for (const label of ['tu', ...items.seriesLabels])
       writer.put(deviceItem(label, 'iostat', items.run.ingestedAt, 'v1'));
     await writer.flush();
-    setApiDeps({
-      s3: env.s3,
-      db: env.db,
-      tableName: table,
-      bucket: env.bucket,
-      resultsBucket: env.resultsBucket,
-      maxUploadBytes: 10_000_000,
-    });
+    setApiDeps({ ...env.apiDeps, tableName: table });
   }, 60_000);
 
   afterAll(() => {
-    setApiDeps({
-      s3: env.s3,
-      db: env.db,
-      tableName: env.tableName,
-      bucket: env.bucket,
-      resultsBucket: env.resultsBucket,
-      maxUploadBytes: 10_000_000,
-    });
+    setApiDeps(env.apiDeps);
     setIngestDeps(env.deps);
   });
 

@@ -49,14 +49,7 @@ async function deliver(key: string, eventName: S3EventName, body?: Buffer): Prom
 beforeAll(async () => {
   env = await startEmulators({ maxUploadBytes: 10_000_000 });
   setIngestDeps(env.deps);
-  setApiDeps({
-    s3: env.s3,
-    db: env.db,
-    tableName: env.tableName,
-    bucket: env.bucket,
-    resultsBucket: env.resultsBucket,
-    maxUploadBytes: 10_000_000,
-  });
+  setApiDeps(env.apiDeps);
   versions.set('first', await deliver('sas10k/run1.txt', 'ObjectCreated:Put', INDY_300G));
   versions.set('second', await deliver('sas10k/run1.txt', 'ObjectCreated:Put', REDUX));
   versions.set('notes', await deliver('sas10k/notes.txt', 'ObjectCreated:Put', PROSE));

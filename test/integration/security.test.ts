@@ -104,14 +104,7 @@ async function ingest(key: string, body: Uint8Array, options: PutOptions = {}): 
 beforeAll(async () => {
   env = await startEmulators({ maxUploadBytes: MAX_UPLOAD });
   setIngestDeps(env.deps);
-  deps = {
-    s3: env.s3,
-    db: env.db,
-    tableName: env.tableName,
-    bucket: env.bucket,
-    resultsBucket: env.resultsBucket,
-    maxUploadBytes: MAX_UPLOAD,
-  };
+  deps = env.apiDeps;
   setApiDeps(deps);
   // Something in every kind of item: uploads, objects, runs, series, chunks, devices.
   reduxVersion = await ingest('irix-indy-scsi2sd-redux.diskperf.txt', REDUX);

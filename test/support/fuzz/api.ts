@@ -447,14 +447,7 @@ export async function startApiFuzzBench(): Promise<ApiFuzzBench> {
   const env = await startEmulators({ tableName: 'benchdrop-fuzz-table', bucket: 'benchdrop-fuzz-bucket' });
   try {
     setIngestDeps(env.deps);
-    setApiDeps({
-      s3: env.s3,
-      db: env.db,
-      tableName: env.tableName,
-      bucket: env.bucket,
-      resultsBucket: env.resultsBucket,
-      maxUploadBytes: env.deps.maxUploadBytes,
-    });
+    setApiDeps(env.apiDeps);
     const sequencer = sequencerGenerator();
     const runIds: string[] = [];
     for (const { key, fixture, metadata } of DATA) {
