@@ -29,18 +29,19 @@ import {
   type TimeSpan,
 } from '../store/items.ts';
 import { SamplesWriter } from '../store/samples.ts';
-import { ROW_GROUP_SAMPLES } from '../store/samples-schema.ts';
 import { diskperfRunItem, iostatRunItem, joinSpans } from '../store/run-items.ts';
 import { noteProgress, type Claim } from '../store/uploads.ts';
 import { PermanentFailure, type IngestDeps } from './deps.ts';
 
 /**
  * Samples held in series buffers across all runs before every partial buffer
- * is written as a row group: 128 series fill whole row groups (smaller ones
- * cost the encoder three times as much a sample), and a file of thousands of
- * series stays within about 60 MB of buffers (BENCHMARKS.md).
+ * is written as a row group: 128 series fill whole row groups of
+ * ROW_GROUP_SAMPLES (smaller ones cost the encoder three times as much a
+ * sample), and a file of thousands of series stays within about 60 MB of
+ * buffers (BENCHMARKS.md). A literal: an expression of an import would keep
+ * this module in bundles that never ingest (the dead-letter function's).
  */
-export const MAX_BUFFERED_SAMPLES = 128 * ROW_GROUP_SAMPLES;
+export const MAX_BUFFERED_SAMPLES = 524_288;
 /** A delivery that writes for this long without starting a run still tells the sweeper it is alive. */
 const HEARTBEAT_MS = 60_000;
 
