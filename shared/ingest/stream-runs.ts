@@ -5,8 +5,9 @@
  * once, and its META item (the mark of a complete run, naming the samples
  * object) as soon as the object is stored and every item before it is written;
  * the device labels come last. Memory stays bounded: buffered samples are
- * capped (MAX_BUFFERED_SAMPLES, or the deps' bufferedSamples), a file may hold at most maxSeriesPerFile
- * series, and nothing of a finished run is kept but its labels.
+ * capped (MAX_BUFFERED_SAMPLES, or the deps' bufferedSamples), a file may
+ * hold at most maxSeriesPerFile series, and nothing of a finished run is kept
+ * but its labels.
  *
  * Before the items of a new run are written, the upload record notes that the
  * run was started (uploads.ts noteProgress): whoever ends the version as failed
@@ -96,6 +97,8 @@ export async function streamRuns(object: ObjectRef, claim: Claim, deps: IngestDe
 
 class VersionWriter {
   private readonly writer: BatchWriter;
+  /** Samples buffered before every partial buffer is cut. */
+  private readonly budget: number;
   /** The samples objects of iostat runs still being read, by run index. */
   private readonly samples = new Map<number, SamplesWriter>();
   /** Series seen per run, for the limit on series a file. */
@@ -121,6 +124,7 @@ class VersionWriter {
     private readonly tags: Record<string, string>,
   ) {
     this.writer = new BatchWriter(deps.db, deps.tableName);
+    this.budget = deps.bufferedSamples ?? MAX_BUFFERED_SAMPLES;
     this.ingestedAt = this.now();
   }
 
@@ -141,8 +145,7 @@ class VersionWriter {
     // Thousands of devices would each fill a row group slowly: write the partial buffers now.
     let buffered = 0;
     for (const w of this.samples.values()) buffered += w.buffered;
-    if (buffered >= (this.deps.bufferedSamples ?? MAX_BUFFERED_SAMPLES))
-      for (const w of this.samples.values()) w.cutAll();
+    if (buffered >= this.budget) for (const w of this.samples.values()) w.cutAll();
   }
 
   /** Abandon the samples objects not yet stored (the runs' items are removed by whoever ends the version). */

@@ -2,9 +2,9 @@
  * The samples encoder threads (samples-encoder-worker.ts), shared by every
  * samples writer of the process: started at the first request, they encode
  * row groups on other cores while the ingest's thread goes on parsing, and
- * are left idle (not holding the process open) between files. A request goes
- * to the thread that owes the fewest answers; the writer puts the answers
- * back in file order.
+ * are left idle (not holding the process open) between files. Requests wait
+ * in one queue and go to whichever thread has room; the writer puts the
+ * answers back in file order.
  *
  *   await encoderPool.write(group, first, parsed)  -> { bytes, rowGroup }  (one row group)
  *   await encoderPool.footer(placed)               -> the footer's bytes
@@ -161,8 +161,10 @@ class EncoderPool {
   private pump(): void {
     const usable = threadsFor(this.parsed > 0);
     while (this.threads.length < usable) this.threads.push(new EncoderThread(() => this.pump()));
-    for (const thread of this.threads.slice(0, usable))
+    for (let i = 0; i < usable && this.queue.length > 0; i++) {
+      const thread = this.threads[i]!;
       while (this.queue.length > 0 && thread.held.size < REQUESTS_PER_THREAD) thread.send(this.queue.shift()!);
+    }
   }
 }
 
