@@ -7,18 +7,17 @@
 import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
 import { lambdaEsbuildOptions } from '../infra/bundling.ts';
 import { bundleEncoderWorker } from '../infra/encoder-worker.ts';
 import type { S3EventRecordInput } from '../infra/local/events.ts';
 import { LAB_CREDENTIALS } from '../shared/config.ts';
 import { type LabEndpoints } from '../infra/local/lab.ts';
+import { createLocalTable } from '../infra/local/table.ts';
 
 /** Where the runner reads and writes: the lab's endpoints, or the test emulators'. */
 export type RunnerEndpoints = Pick<LabEndpoints, 'region' | 's3Endpoint' | 'dynamodbEndpoint' | 'resultsBucket'>;
 import { ENV } from '../shared/config.ts';
-import { createTableInput } from '../shared/store/table.ts';
 import { clientEnv } from '../harness/processes.ts';
 import { OUT_DIR } from './generate.ts';
 import type { RunnerResult } from './ingest-runner.ts';
@@ -47,20 +46,13 @@ export async function bundleIngestRunner(): Promise<string> {
 }
 
 /** A table of the runner's own in the lab's DynamoDB (kept if it exists). */
-export async function createRunnerTable(endpoints: RunnerEndpoints, tableName: string): Promise<void> {
-  const admin = new DynamoDBClient({
+export function createRunnerTable(endpoints: RunnerEndpoints, tableName: string): Promise<void> {
+  return createLocalTable(tableName, {
     region: endpoints.region,
     endpoint: endpoints.dynamodbEndpoint,
     credentials: LAB_CREDENTIALS,
+    keepExisting: true,
   });
-  try {
-    await admin.send(new CreateTableCommand(createTableInput(tableName)));
-  } catch (error) {
-    if (!(error instanceof ResourceInUseException) && (error as { name?: string }).name !== 'ResourceInUseException')
-      throw error;
-  } finally {
-    admin.destroy();
-  }
 }
 
 /** One invocation of the ingest handler in its own process; throws with its output when it fails. */

@@ -9,7 +9,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
@@ -18,8 +17,8 @@ import '../infra/local/dynalite-iterators.ts';
 import { createDocumentClient, createS3Client } from '../shared/aws.ts';
 import type { ApiDeps } from '../functions/api/routes.ts';
 import type { IngestDeps } from '../shared/ingest.ts';
-import { createTableInput } from '../shared/store/table.ts';
 import { untilStored } from '../infra/local/s3rver-writes.ts';
+import { createLocalTable } from '../infra/local/table.ts';
 import { startDynaliteProcess } from './dynalite-process.ts';
 
 /** s3rver accepts only its own pair; dynalite accepts anything. */
@@ -113,14 +112,9 @@ async function startS3rver(directory: string, cleanups: Cleanup[]): Promise<stri
   return `http://127.0.0.1:${address.port}`;
 }
 
-/** Creates a table of shared/store/table.ts's definition, with a client of its own. */
-async function createTableAt(dynamodbEndpoint: string, name: string): Promise<void> {
-  const admin = new DynamoDBClient({ region: REGION, endpoint: dynamodbEndpoint, credentials: DYNALITE_CREDENTIALS });
-  try {
-    await admin.send(new CreateTableCommand(createTableInput(name)));
-  } finally {
-    admin.destroy();
-  }
+/** Creates a table of shared/store/table.ts's definition and waits until it is ACTIVE. */
+function createTableAt(dynamodbEndpoint: string, name: string): Promise<void> {
+  return createLocalTable(name, { region: REGION, endpoint: dynamodbEndpoint, credentials: DYNALITE_CREDENTIALS });
 }
 
 /** PUTs an object and waits until s3rver holds all of it. */

@@ -9,7 +9,6 @@
  * never delivered). The table comes from the definition the CDK stack uses. Everything binds
  * 127.0.0.1 unless asked otherwise.
  */
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import dynalite from 'dynalite';
@@ -24,7 +23,6 @@ import { ROUTES } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
 import { DEFAULT_REGION, INGEST_LIMITS, LAB_CREDENTIALS, LAB_DEFAULTS, MB } from '../../shared/config.ts';
 import { indexIostatRunsByLabel, settleUploadStates } from '../../shared/store/migrations.ts';
-import { createTableInput } from '../../shared/store/table.ts';
 // Before dynalite serves a request: its LevelDB iterators must close (see the file).
 import './dynalite-iterators.ts';
 import { DEFAULT_ACCOUNT, s3Notification } from './events.ts';
@@ -35,6 +33,7 @@ import { DEFAULT_HOST, DEFAULT_PORTS } from './options.ts';
 import { LocalQueue, type DeadLetter } from './queue.ts';
 import { prepareNotification, startLabS3 } from './s3.ts';
 import { settleDeadLetter, startSweeper } from './settle.ts';
+import { createLocalTable } from './table.ts';
 
 export const LAB_BUCKET = 'benchdrop-drop';
 /** Where ingest writes samples objects (shared/store/samples-schema.ts), as the stack's results bucket. */
@@ -156,7 +155,12 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   wiring.s3 = s3;
   const settleWiring = { db, tableName: LAB_TABLE, s3, resultsBucket: LAB_RESULTS_BUCKET, log };
   wiring.settle = settleDeadLetter(settleWiring);
-  await createTable(dynamo.endpoint);
+  await createLocalTable(LAB_TABLE, {
+    region: LAB_REGION,
+    endpoint: dynamo.endpoint,
+    credentials: LAB_CREDENTIALS,
+    keepExisting: true,
+  });
   await upgradeTable(db, log);
 
   const limits = {
@@ -341,18 +345,6 @@ async function exists(s3: ReturnType<typeof createS3Client>, key: string): Promi
     return true;
   } catch {
     return false;
-  }
-}
-
-async function createTable(endpoint: string): Promise<void> {
-  const client = new DynamoDBClient({ region: LAB_REGION, endpoint, credentials: LAB_CREDENTIALS });
-  try {
-    await client.send(new CreateTableCommand(createTableInput(LAB_TABLE)));
-  } catch (error) {
-    if (!(error instanceof ResourceInUseException) && (error as { name?: string }).name !== 'ResourceInUseException')
-      throw error;
-  } finally {
-    client.destroy();
   }
 }
 

@@ -10,7 +10,6 @@ import '../../harness/quiet.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
@@ -19,6 +18,7 @@ import { MAX_AGE_MS, SETTLE_MS } from '../../shared/compare/kept-answers.ts';
 import { handler as apiHandler, setApiDeps, type ApiDeps } from '../../functions/api/handler.ts';
 import { handler as ingestHandler, setIngestDeps } from '../../functions/ingest/handler.ts';
 import { s3EventRecord, sequencerGenerator, sqsEvent } from '../../infra/local/events.ts';
+import { createLocalTable } from '../../infra/local/table.ts';
 import {
   MAX_PAGE,
   ROUTES,
@@ -1781,24 +1781,18 @@ describe('tag selectors', () => {
     const tableName = `before-tags-${uid()}`;
     const input = createTableInput(tableName);
     const kept = input.GlobalSecondaryIndexes!.filter((i) => i.IndexName !== INDEXES.byTag.name);
-    const admin = new DynamoDBClient({
+    await createLocalTable(tableName, {
       region: 'us-east-1',
       endpoint: env.dynamodbEndpoint,
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      input: {
+        ...input,
+        GlobalSecondaryIndexes: kept,
+        AttributeDefinitions: input.AttributeDefinitions!.filter(
+          (a) => a.AttributeName !== INDEXES.byTag.partitionKey && a.AttributeName !== INDEXES.byTag.sortKey,
+        ),
+      },
     });
-    try {
-      await admin.send(
-        new CreateTableCommand({
-          ...input,
-          GlobalSecondaryIndexes: kept,
-          AttributeDefinitions: input.AttributeDefinitions!.filter(
-            (a) => a.AttributeName !== INDEXES.byTag.partitionKey && a.AttributeName !== INDEXES.byTag.sortKey,
-          ),
-        }),
-      );
-    } finally {
-      admin.destroy();
-    }
     await expect(resolveSelector({ db: env.db, tableName }, parseSelector('tag.interface=SAS'))).rejects.toThrow(
       `table ${tableName} has no byTag index`,
     );

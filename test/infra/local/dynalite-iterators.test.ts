@@ -7,7 +7,7 @@
  * database (attachResource / detachResource).
  */
 import '../../../infra/local/dynalite-iterators.ts';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abstractLevelOf } from '../../../infra/local/dynalite-iterators.ts';
-import { createTableInput, INDEXES } from '../../../shared/store/table.ts';
+import { createLocalTable } from '../../../infra/local/table.ts';
+import { INDEXES } from '../../../shared/store/table.ts';
 
 const TABLE = 'iterators';
 const open = new Set<object>();
@@ -63,12 +64,10 @@ describe.each([
     server = dynalite({ createTableMs: 0, ...(directory ? { path: directory } : {}) });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const client = new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    await client.send(new CreateTableCommand(createTableInput(TABLE)));
+    const region = 'us-east-1';
+    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    await createLocalTable(TABLE, { region, endpoint, credentials });
+    const client = new DynamoDBClient({ region, endpoint, credentials });
     db = DynamoDBDocumentClient.from(client);
     for (let batch = 0; batch < 4; batch++) {
       const items = Array.from({ length: 25 }, (_, i) => ({
