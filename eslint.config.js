@@ -9,6 +9,7 @@ import tseslint from 'typescript-eslint';
 /** shared/'s layers, lowest first: a module may import its own layer or a lower one. */
 const CORE = [
   'metrics.ts',
+  'fio-point.ts',
   'model.ts',
   'printable.ts',
   'labels.ts',

@@ -101,7 +101,7 @@ async function counted(path: string): Promise<{ runs: number; samples: number }>
   const parsed = await parseFile(path, { keepSamples: false, parallel: false });
   let samples = 0;
   for (const run of parsed.runs)
-    samples += run.format === 'diskperf' ? run.rows.length : run.series.reduce((n, s) => n + s.sampleCount, 0);
+    samples += run.format === 'iostat' ? run.series.reduce((n, s) => n + s.sampleCount, 0) : run.rows.length;
   return { runs: parsed.runs.length, samples };
 }
 

@@ -43,10 +43,12 @@ import * as z from 'zod/mini';
 import { isMetricSpec, METRIC_SPEC_HELP } from './metrics.ts';
 import { ANSWER_FORMATS } from './comparison/table.ts';
 import { FORBIDDEN_IN_LABELS, KEY_SEPARATOR, MAX_LABEL_LENGTH, MAX_TAG_LENGTH } from './labels.ts';
-import type { DiskperfMetric, IostatMetric } from './metrics.ts';
+import type { DiskperfMetric, FioMetric, IostatMetric } from './metrics.ts';
 import {
   FORMATS,
   type DiskperfMeta,
+  type FioMeta,
+  type FioRow,
   type Format,
   type IostatColumn,
   type IostatMeta,
@@ -277,7 +279,8 @@ interface RunInfoBase extends RunFacts {
   label: string;
   /** Its place among the runs of its file, from 0. */
   index: number;
-  platform: Platform;
+  /** Absent for fio, whose outputs do not say which OS they ran on. */
+  platform?: Platform;
   /** The layout read: `irix-diskperf`, `solaris-xn`, `linux-sysstat-x-12.1.2` ... */
   dialect: string;
   startLine: number;
@@ -306,7 +309,15 @@ export interface IostatRunInfo extends RunInfoBase {
   seriesCount: number;
 }
 
-export type RunInfo = DiskperfRunInfo | IostatRunInfo;
+export interface FioRunInfo extends RunInfoBase {
+  format: 'fio';
+  meta: FioMeta;
+  columns: FioMetric[];
+  /** The output's table, a row per point (rw, bs, iodepth, numjobs). */
+  points: FioRow[];
+}
+
+export type RunInfo = DiskperfRunInfo | IostatRunInfo | FioRunInfo;
 
 /** One disk of an iostat run and its summaries. */
 export interface SeriesInfo {

@@ -24,10 +24,26 @@ export const IOSTAT_METRICS = [
 ] as const;
 export type IostatMetric = (typeof IOSTAT_METRICS)[number];
 
-export type Metric = DiskperfMetric | IostatMetric;
+/** The directions fio reports a job's figures for (`mixed`: unified_rw_reporting's one figure). */
+export const FIO_METRIC_DIRECTIONS = ['read', 'write', 'trim', 'mixed'] as const;
+export type FioMetricDirection = (typeof FIO_METRIC_DIRECTIONS)[number];
+/** What fio measures per direction: bandwidth, IOPS, mean latency, completion-latency percentiles. */
+export const FIO_MEASURES = ['bw', 'iops', 'lat', 'p50', 'p90', 'p99', 'p99_9', 'p99_99'] as const;
+export type FioMeasure = (typeof FIO_MEASURES)[number];
+export type FioMetric = `fio_${FioMetricDirection}_${FioMeasure}`;
 
-/** Every metric: diskperf's, then iostat's. */
-export const ALL_METRICS: readonly Metric[] = [...DISKPERF_METRICS, ...IOSTAT_METRICS];
+export const fioMetric = (direction: FioMetricDirection, measure: FioMeasure): FioMetric =>
+  `fio_${direction}_${measure}`;
+
+/** fio's metrics, by direction then measure: `fio_read_bw` ... `fio_mixed_p99_99`. */
+export const FIO_METRICS: readonly FioMetric[] = FIO_METRIC_DIRECTIONS.flatMap((d) =>
+  FIO_MEASURES.map((m) => fioMetric(d, m)),
+);
+
+export type Metric = DiskperfMetric | IostatMetric | FioMetric;
+
+/** Every metric: diskperf's, iostat's, then fio's. */
+export const ALL_METRICS: readonly Metric[] = [...DISKPERF_METRICS, ...IOSTAT_METRICS, ...FIO_METRICS];
 
 export type Direction = 'higher-better' | 'lower-better';
 
@@ -56,10 +72,11 @@ export interface MetricInfo {
   description: string;
 }
 
-export const METRIC_GROUPS = ['write', 'read', 'seq', 'random', 'all'] as const;
+export const METRIC_GROUPS = ['write', 'read', 'seq', 'random', 'latency', 'all'] as const;
 export type MetricGroup = (typeof METRIC_GROUPS)[number];
 
 export const METRICS: Record<Metric, MetricInfo> = {
+  ...fioMetricInfos(),
   fwd_wt: {
     unit: 'MB/s',
     direction: 'higher-better',
@@ -178,7 +195,7 @@ export const METRICS: Record<Metric, MetricInfo> = {
     unit: 'ms',
     direction: 'lower-better',
     role: 'performance',
-    groups: ['all'],
+    groups: ['latency', 'all'],
     fallbackFor: ['read_ms', 'write_ms'],
     resolution: 0.1,
     description: 'time a request is serviced (Solaris asvc_t, svc_t; Linux svctm)',
@@ -187,7 +204,7 @@ export const METRICS: Record<Metric, MetricInfo> = {
     unit: 'ms',
     direction: 'lower-better',
     role: 'performance',
-    groups: ['read', 'all'],
+    groups: ['read', 'latency', 'all'],
     resolution: 0.1,
     description: 'average read latency',
   },
@@ -195,7 +212,7 @@ export const METRICS: Record<Metric, MetricInfo> = {
     unit: 'ms',
     direction: 'lower-better',
     role: 'performance',
-    groups: ['write', 'all'],
+    groups: ['write', 'latency', 'all'],
     resolution: 0.1,
     description: 'average write latency',
   },
@@ -209,6 +226,54 @@ export const METRICS: Record<Metric, MetricInfo> = {
   },
 };
 
+/**
+ * fio's figures as metrics. Bandwidth and mean latency join their direction's group and `all`;
+ * IOPS is the bandwidth over the block size at every point, so it is asked for by name (it
+ * would count the same quantity twice); the percentiles are the `latency` group's, with the mean.
+ * fio prints KiB/s and nanoseconds: resolutions far below any difference a comparison shows.
+ */
+function fioMetricInfos(): Record<FioMetric, MetricInfo> {
+  const infos = {} as Record<FioMetric, MetricInfo>;
+  for (const direction of FIO_METRIC_DIRECTIONS) {
+    const own: MetricGroup[] = direction === 'read' || direction === 'write' ? [direction] : [];
+    const what = direction === 'mixed' ? 'reads and writes together (unified_rw_reporting)' : `${direction}s`;
+    infos[fioMetric(direction, 'bw')] = {
+      unit: 'MiB/s',
+      direction: 'higher-better',
+      role: 'performance',
+      groups: [...own, 'all'],
+      resolution: 0.001,
+      description: `fio bandwidth of ${what}`,
+    };
+    infos[fioMetric(direction, 'iops')] = {
+      unit: 'IOPS',
+      direction: 'higher-better',
+      role: 'combined',
+      groups: [],
+      resolution: 0.001,
+      description: `fio I/Os per second of ${what} (the bandwidth over the block size)`,
+    };
+    infos[fioMetric(direction, 'lat')] = {
+      unit: 'us',
+      direction: 'lower-better',
+      role: 'performance',
+      groups: [...own, 'latency', 'all'],
+      resolution: 0.001,
+      description: `fio mean total latency of ${what} (submission and completion)`,
+    };
+    for (const p of ['p50', 'p90', 'p99', 'p99_9', 'p99_99'] as const)
+      infos[fioMetric(direction, p)] = {
+        unit: 'us',
+        direction: 'lower-better',
+        role: 'performance',
+        groups: ['latency'],
+        resolution: 0.001,
+        description: `fio completion latency of ${what}, ${p.slice(1).replace('_', '.')}th percentile`,
+      };
+  }
+  return infos;
+}
+
 export function isMetric(name: string): name is Metric {
   return Object.hasOwn(METRICS, name);
 }
@@ -217,8 +282,8 @@ export function isMetric(name: string): name is Metric {
 export type MetricSpec = MetricGroup | Metric;
 
 export const METRIC_SPEC_HELP =
-  `a group (${METRIC_GROUPS.join(', ')}: throughput, IOPS and latency; ` +
-  `queue lengths and %util only by name) or a metric (${ALL_METRICS.join(', ')})`;
+  `a group (${METRIC_GROUPS.join(', ')}: throughput, IOPS and latency; latency: the latencies, with fio's ` +
+  `percentiles; queue lengths and %util only by name) or a metric (${ALL_METRICS.join(', ')})`;
 
 export function isMetricSpec(value: string): value is MetricSpec {
   return (METRIC_GROUPS as readonly string[]).includes(value) || isMetric(value);

@@ -3,12 +3,13 @@
  * engine and the CLI read. One file of logs becomes a ParsedFile of runs; a run is
  * one diskperf result table or one iostat session.
  */
-import { IOSTAT_METRICS, type DiskperfMetric, type IostatMetric } from './metrics.ts';
+import type { FioPoint } from './fio-point.ts';
+import { IOSTAT_METRICS, type DiskperfMetric, type FioMetric, type IostatMetric } from './metrics.ts';
 
 /** Device names are keys in the table (with the label in front): longer ones are no device. */
 export const MAX_DEVICE_NAME_BYTES = 128;
 
-export const FORMATS = ['diskperf', 'iostat'] as const;
+export const FORMATS = ['diskperf', 'iostat', 'fio'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export type Platform = 'irix' | 'solaris' | 'linux' | 'freebsd' | 'aix' | 'macos' | 'netbsd' | 'openbsd';
@@ -159,7 +160,45 @@ export interface IostatRun extends RunBase {
   series: IostatSeries[];
 }
 
-export type Run = DiskperfRun | IostatRun;
+/** One job (one direction's figures or more) of a fio output, at its point. */
+export interface FioRow {
+  point: FioPoint;
+  /** The job's name as fio printed it. */
+  job: string;
+  /** The host a `--client` run's job ran on. */
+  client?: string;
+  /** 1-based line the job's result starts on. */
+  line: number;
+  values: Partial<Record<FioMetric, number>>;
+}
+
+export interface FioMeta {
+  /** `fio-3.33`. */
+  version?: string;
+  host?: string;
+  /** When the output dates itself (ISO 8601). */
+  time?: string;
+  /** The options every job ran with, as given (`ioengine: libaio`, `direct: 1`); several values joined by `, `. */
+  options?: Record<string, string>;
+  /** The job results the run's rows were made of (clones and clients counted one by one). */
+  jobs: number;
+  /** The hosts of a `--client` run. */
+  clients?: string[];
+}
+
+/** One fio output: its jobs as a table of points, like a diskperf table by request size. */
+export interface FioRun extends RunBase {
+  format: 'fio';
+  platform?: undefined;
+  /** The output style: `fio-json`, `fio-json+`, `fio-terse`, `fio-normal`. */
+  dialect: string;
+  meta: FioMeta;
+  /** The metrics some row carries, in registry order. */
+  columns: FioMetric[];
+  rows: FioRow[];
+}
+
+export type Run = DiskperfRun | IostatRun | FioRun;
 
 export interface ParsedFile {
   source: string;

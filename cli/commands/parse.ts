@@ -7,8 +7,9 @@
  * printed escaped (shared/printable.ts): a log cannot move the cursor or ring the bell.
  */
 import { plural } from '../../shared/comparison/format.ts';
-import { DISKPERF_METRICS, IOSTAT_METRICS, type IostatMetric } from '../../shared/metrics.ts';
-import type { DiskperfRun, IostatRun, ParsedFile, Run } from '../../shared/model.ts';
+import { DISKPERF_METRICS, FIO_METRICS, IOSTAT_METRICS, type IostatMetric } from '../../shared/metrics.ts';
+import { fioPointText } from '../../shared/fio-point.ts';
+import type { DiskperfRun, FioRun, IostatRun, ParsedFile, Run } from '../../shared/model.ts';
 import { isInternalParseError, isParseError, parseFile } from '../../shared/parsers/index.ts';
 import { printable, printableJson } from '../../shared/printable.ts';
 import type { Output } from '../io.ts';
@@ -66,10 +67,10 @@ function describeFile(file: ParsedFile): string {
 
 function describeRun(run: Run): string {
   const out: string[] = [];
-  const head = run.format === 'diskperf' ? diskperfHead(run) : iostatHead(run);
+  const head = run.format === 'diskperf' ? diskperfHead(run) : run.format === 'fio' ? fioHead(run) : iostatHead(run);
   out.push(`  run ${run.index}: ${head} (lines ${run.startLine}-${run.endLine})`);
   for (const c of run.context) out.push(`    context: ${printable(c)}`);
-  out.push(run.format === 'diskperf' ? diskperfTable(run) : iostatTable(run));
+  out.push(run.format === 'diskperf' ? diskperfTable(run) : run.format === 'fio' ? fioTable(run) : iostatTable(run));
   for (const w of run.warnings) out.push(`    warning: line ${w.line}: ${printable(w.message)}`);
   return out.join('\n');
 }
@@ -89,6 +90,27 @@ function diskperfTable(run: DiskperfRun): string {
   const columns = DISKPERF_METRICS.filter((m) => run.columns.includes(m));
   const rows = run.rows.map((r) => [r.req_size, ...columns.map((m) => r.values[m])]);
   return renderTable(['req_size', ...columns.map((c) => `${c} MB/s`)], rows, '    ');
+}
+
+function fioHead(run: FioRun): string {
+  const options = Object.entries(run.meta.options ?? {}).map(([k, v]) => `${k} ${v}`);
+  const parts = [
+    run.meta.version,
+    run.dialect,
+    run.meta.host && `host ${run.meta.host}`,
+    run.meta.time,
+    ...options,
+    `${plural(run.meta.jobs, 'job')} at ${plural(run.rows.length, 'point')}`,
+  ];
+  return printable(parts.filter(Boolean).join(', '));
+}
+
+/** A row per point: bandwidth, IOPS and latency of each direction the output measured. */
+function fioTable(run: FioRun): string {
+  const shown = FIO_METRICS.filter((m) => run.columns.includes(m) && /_(bw|iops|lat|p99)$/.test(m));
+  const rows = run.rows.map((r) => [printable(fioPointText(r.point)), ...shown.map((m) => r.values[m])]);
+  const unit = (m: string) => (m.endsWith('_bw') ? ' MiB/s' : m.endsWith('_iops') ? '' : ' us');
+  return renderTable(['point', ...shown.map((m) => `${m.replace(/^fio_/, '')}${unit(m)}`)], rows, '    ');
 }
 
 function iostatHead(run: IostatRun): string {

@@ -7,6 +7,7 @@
 import {
   diskperfColumnsObservation,
   diskperfObservation,
+  fioObservation,
   iostatObservation,
   type Observation,
   type RunDescription,
@@ -15,7 +16,7 @@ import { nativeInLabel } from '../labels.ts';
 import type { Format } from '../model.ts';
 import { termMatches, type Selector, type SelectorCandidate } from '../selectors.ts';
 import { unpackRows, type SeriesMeans } from '../store/packing.ts';
-import type { DiskperfCandidate, RunHead, StoredDescription } from '../store/session.ts';
+import type { DiskperfCandidate, FioCandidate, RunHead, StoredDescription } from '../store/session.ts';
 
 /** A candidate a selector read, and the observation it gives when it matches (built only then). */
 export interface Found {
@@ -63,7 +64,9 @@ export const labelOfSeries = (series: { device: string; native: string }) =>
 /** What a run's META says of the run beside its figures, for the setups side by side. */
 export function descriptionOf(run: StoredDescription & { tags?: Record<string, string> }): RunDescription {
   const meta = run.meta ?? {};
-  const version = [meta.os, meta.osRelease ?? meta.kernel].filter((p) => p !== undefined && p !== '').join(' ');
+  const version =
+    [meta.os, meta.osRelease ?? meta.kernel].filter((p) => p !== undefined && p !== '').join(' ') ||
+    (meta.version ?? '');
   return {
     ...(run.tags !== undefined ? { tags: run.tags } : {}),
     ...(version !== '' ? { version } : {}),
@@ -90,6 +93,14 @@ export function diskperfFound(run: DiskperfCandidate): Found {
       const { sizes, columns } = unpackRows(run.packedRows);
       return diskperfColumnsObservation(run.runId, run.label, sizes, columns, facts);
     },
+  };
+}
+
+export function fioFound(run: FioCandidate): Found {
+  const facts = { label: run.label, host: run.host, context: run.context, meta: run.meta, about: descriptionOf(run) };
+  return {
+    candidate: candidateOf(run.label, 'fio', run),
+    observation: () => fioObservation(run.runId, run.label, run.points ?? [], facts),
   };
 }
 

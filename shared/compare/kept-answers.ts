@@ -154,8 +154,10 @@ export function comparisonKey(
           if (v !== null) push(v);
         } else {
           text += `\t${metric} ${v.size * 2}`;
-          for (const [size, value] of v) {
-            push(size);
+          for (const [place, value] of v as ReadonlyMap<number | string, number>) {
+            // A fio point key is text: in the text, its value still among the numbers.
+            if (typeof place === 'string') text += ` ${place}`;
+            else push(place);
             push(value);
           }
         }

@@ -68,6 +68,7 @@ import {
   candidateOf,
   descriptionOf,
   diskperfFound,
+  fioFound,
   labelOfSeries,
   selects,
   seriesFound,
@@ -117,6 +118,7 @@ async function runCandidates(session: ReadSession, runId: string): Promise<Found
  */
 async function candidatesOfRun(session: ReadSession, run: RunCandidate): Promise<Found[]> {
   if (run.format === 'diskperf') return [diskperfFound(run)];
+  if (run.format === 'fio') return [fioFound(run)];
   // The series in the META; a run of many series has them in its SERIES items.
   const series: SeriesMeans[] = seriesMeansOf(run) ?? (await seriesItems(session.store, run.runId, MAX_CANDIDATES + 1));
   if (series.length > MAX_CANDIDATES)
@@ -145,8 +147,8 @@ async function tagCandidates(session: ReadSession, selector: Selector, tag: stri
   if (entries.length > MAX_CANDIDATES)
     throw new ReadLimitError(`"${selector.text}" reaches more than ${MAX_CANDIDATES} runs; narrow it (device, run=ID)`);
   const checkable = (format: Format) =>
-    checkableOn(selector, (t) => t.kind !== 'context' && (t.kind !== 'device' || format === 'diskperf'));
-  const early = { diskperf: checkable('diskperf'), iostat: checkable('iostat') };
+    checkableOn(selector, (t) => t.kind !== 'context' && (t.kind !== 'device' || format !== 'iostat'));
+  const early = { diskperf: checkable('diskperf'), iostat: checkable('iostat'), fio: checkable('fio') };
   const survivors = entries.filter((e) => matches(early[e.format], candidateOf(e.label, e.format, e)));
   const runs = await session.runs(survivors.map((e) => e.runId));
   // No META: the run is half-written (or half-deleted) and must not count.
@@ -201,7 +203,8 @@ async function deviceCandidates(session: ReadSession, selector: Selector, plan: 
         )
       )
         series.push(item);
-    } else if (item.format !== 'iostat') found.push(diskperfFound(item));
+    } else if (item.format === 'diskperf') found.push(diskperfFound(item));
+    else if (item.format === 'fio') found.push(fioFound(item));
     // An iostat run under its upload's label: its series, when that label was named exactly (a
     // pattern reaches them through their own labels, listed beside it).
     else if (plan.by === 'device' && label === plan.exact) iostatRuns.push(item);

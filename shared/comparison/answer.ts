@@ -7,6 +7,7 @@
  */
 import {
   DISKPERF_METRICS,
+  FIO_METRICS,
   IOSTAT_METRICS,
   isMetric,
   METRIC_SPEC_HELP,
@@ -37,6 +38,7 @@ import {
   pointName,
   RESOLUTION_STEPS,
 } from './format.ts';
+import { fioPointOf } from '../fio-point.ts';
 import { setupsOf, type Setups } from './setups.ts';
 import { comparabilityWarnings } from './warnings.ts';
 
@@ -45,6 +47,13 @@ export type { SideSpread } from './model.ts';
 export interface ComparisonPoint {
   metric: Metric;
   req_size?: number;
+  /** fio: the point's key (fio-point.ts), and the options it is made of. */
+  point?: string;
+  rw?: string;
+  bs?: number | string;
+  iodepth?: number;
+  numjobs?: number;
+  job?: string;
   /** Each side's centre: the median of its runs, the geometric mean over its devices; as printed for one run. */
   a?: number;
   b?: number;
@@ -147,6 +156,7 @@ export function metricsOf(spec: MetricSpec, formats: readonly Format[], carried?
   const pool: Metric[] = [
     ...(formats.includes('diskperf') ? DISKPERF_METRICS : []),
     ...(formats.includes('iostat') ? IOSTAT_METRICS : []),
+    ...(formats.includes('fio') ? FIO_METRICS : []),
   ];
   if (isMetric(spec)) return pool.includes(spec) ? [spec] : [];
   const inGroup = pool.filter((m) => METRICS[m].groups.includes(spec));
@@ -179,8 +189,23 @@ function side(obs: readonly Observation[], label: string, selector: string): Sid
 const describePoint = pointName;
 
 /**
+ * How two sides' formats meet: the same formats compare on their own metrics; fio against
+ * diskperf on diskperf's (fio's jobs as its table); any other mix on read and write throughput.
+ */
+type Meeting = 'same' | 'as-diskperf' | 'throughput';
+
+function meetingOf(sideA: SideSummary, sideB: SideSummary): Meeting {
+  const same =
+    sideA.formats.every((f) => sideB.formats.includes(f)) && sideB.formats.every((f) => sideA.formats.includes(f));
+  if (same) return 'same';
+  const formats = new Set([...sideA.formats, ...sideB.formats]);
+  return formats.size === 2 && formats.has('fio') && formats.has('diskperf') ? 'as-diskperf' : 'throughput';
+}
+
+/**
  * The metrics compared: those the spec names that some run carries. Across
- * formats (diskperf against iostat) only throughput, said in `warnings`.
+ * formats (diskperf or fio against iostat) only throughput, and fio against
+ * diskperf diskperf's own columns, said in `warnings`.
  */
 function chooseMetrics(
   spec: MetricSpec,
@@ -188,21 +213,29 @@ function chooseMetrics(
   sideB: SideSummary,
   sides: readonly (readonly Observation[])[],
   warnings: string[],
-): { metrics: Metric[]; crossFormat: boolean } {
+): { metrics: Metric[]; meeting: Meeting } {
   const formats = [...new Set([...sideA.formats, ...sideB.formats])];
-  const crossFormat =
-    !sideA.formats.every((f) => sideB.formats.includes(f)) || !sideB.formats.every((f) => sideA.formats.includes(f));
+  const meeting = meetingOf(sideA, sideB);
+  const crossFormat = meeting !== 'same';
   const carried = new Set<Metric>();
   for (const o of sides.flat()) for (const m of Object.keys(o.values) as Metric[]) carried.add(m);
   let metrics = metricsOf(spec, formats, carried);
-  if (crossFormat) {
+  if (meeting === 'as-diskperf') {
+    metrics = metricsOf(spec, ['diskperf']);
+    warnings.push(
+      `A is ${sideA.formats.join('+')} and B is ${sideB.formats.join('+')}: compared on diskperf's sequential and ` +
+        "random read and write MB/s at equal request sizes, from fio's jobs of rw read, write, randread and " +
+        'randwrite at iodepth 1 and numjobs 1 (diskperf has one request in flight), its MiB/s as MB/s; ' +
+        'the tools measure differently',
+    );
+  } else if (crossFormat) {
     // diskperf and iostat share no metric names: compare what both can say, throughput.
     metrics = (isMetric(spec) ? [spec] : metricsOf(spec, ['iostat'])).filter(
       (m) => m === 'read_kBps' || m === 'write_kBps',
     );
     warnings.push(
       `A is ${sideA.formats.join('+')} and B is ${sideB.formats.join('+')}: only read and write throughput are ` +
-        "compared, from diskperf's MB/s (x1024) against iostat's kB/s; the tools measure differently",
+        "compared, from diskperf's MB/s and fio's MiB/s (x1024) against iostat's kB/s; the tools measure differently",
     );
   }
   if (metrics.length === 0)
@@ -211,7 +244,7 @@ function chooseMetrics(
     );
   // Only the metrics some run carries: a group names what the formats can carry.
   if (!crossFormat && metrics.some((m) => carried.has(m))) metrics = metrics.filter((m) => carried.has(m));
-  return { metrics, crossFormat };
+  return { metrics, meeting };
 }
 
 /** A warning when some (not all) paired points are within RESOLUTION_STEPS printing steps of 0. */
@@ -242,9 +275,10 @@ export function compareObservations(
   if (a.length === 0) throw new CompareError(`A (${sideA.selector}) matches no run`);
   if (b.length === 0) throw new CompareError(`B (${sideB.selector}) matches no run`);
   const warnings: string[] = [];
-  const { metrics, crossFormat } = chooseMetrics(spec, sideA, sideB, [a, b], warnings);
-  const oa = crossFormat ? a.map(asThroughput) : a;
-  const ob = crossFormat ? b.map(asThroughput) : b;
+  const { metrics, meeting } = chooseMetrics(spec, sideA, sideB, [a, b], warnings);
+  const met = MEETINGS[meeting];
+  const oa = a.map(met);
+  const ob = b.map(met);
 
   const model = runModel(oa, ob, metrics, {
     ...(options.iterations !== undefined ? { iterations: options.iterations } : {}),
@@ -318,6 +352,7 @@ function pointRow(plan: PointPlan, j: number, model: ModelResult): ComparisonPoi
   const row: ComparisonPoint = {
     metric: column.metric,
     ...(column.req_size !== undefined ? { req_size: column.req_size } : {}),
+    ...(column.point !== undefined ? { point: column.point, ...fioPointOf(column.point) } : {}),
   };
   if (plan.valueA !== undefined) row.a = roundTo(plan.valueA);
   if (plan.valueB !== undefined) row.b = roundTo(plan.valueB);
@@ -475,9 +510,42 @@ function sentenceOf(c: Comparison, labels: { a: string; b: string }, spec: strin
   return sentence;
 }
 
+/** The diskperf column each fio rw measures, and the fio metric it is read from. */
+const DISKPERF_OF_RW: Record<string, { column: Metric; from: Metric }> = {
+  read: { column: 'fwd_rd', from: 'fio_read_bw' },
+  write: { column: 'fwd_wt', from: 'fio_write_bw' },
+  randread: { column: 'rnd_rd', from: 'fio_read_bw' },
+  randwrite: { column: 'rnd_wt', from: 'fio_write_bw' },
+};
+
+/**
+ * A fio observation as a diskperf table: the bandwidth of its one-request-at-a-time jobs of
+ * plain reads and writes (iodepth 1, numjobs 1, one block size), by block size.
+ */
+function asDiskperf(o: Observation): Observation {
+  if (o.format !== 'fio') return o;
+  const values: Partial<Record<Metric, Map<number, number>>> = {};
+  for (const [rw, { column, from }] of Object.entries(DISKPERF_OF_RW)) {
+    const byKey = o.values[from];
+    if (byKey === undefined || typeof byKey === 'number') continue;
+    for (const [key, v] of byKey as ReadonlyMap<string, number>) {
+      const p = fioPointOf(key);
+      if (p.rw !== rw || p.iodepth !== 1 || p.numjobs !== 1 || typeof p.bs !== 'number') continue;
+      (values[column] ??= new Map()).set(p.bs, v);
+    }
+  }
+  return { ...o, values };
+}
+
+const MEETINGS: Record<Meeting, (o: Observation) => Observation> = {
+  same: (o) => o,
+  'as-diskperf': asDiskperf,
+  throughput: asThroughput,
+};
+
 /**
  * An observation as read/write throughput in kB/s, for comparing across formats:
- * diskperf's MB/s averaged (geometric mean) over request sizes and directions.
+ * diskperf's MB/s and fio's MiB/s averaged (geometric mean) over points and directions.
  */
 function asThroughput(o: Observation): Observation {
   if (o.format === 'iostat')
@@ -493,8 +561,8 @@ function asThroughput(o: Observation): Observation {
       const v = o.values[m];
       return v === undefined || typeof v === 'number' || v === null ? [] : [...v.values()].filter((x) => x > 0);
     });
-  const reads = collect(['fwd_rd', 'bwd_rd', 'rnd_rd']);
-  const writes = collect(['fwd_wt', 'bwd_wt', 'rnd_wt']);
+  const reads = collect(['fwd_rd', 'bwd_rd', 'rnd_rd', 'fio_read_bw']);
+  const writes = collect(['fwd_wt', 'bwd_wt', 'rnd_wt', 'fio_write_bw']);
   return {
     ...o,
     values: {

@@ -1,8 +1,9 @@
 /**
  * How comparisons print their numbers and counts, for every reader (the API's
- * sentences, the CLI, the report page): no imports at all, so the page can
- * bundle it.
+ * sentences, the CLI, the report page): no imports but fio-point.ts (which has
+ * none), so the page can bundle it.
  */
+import { fioPointOf, fioPointText } from '../fio-point.ts';
 
 /** Printing steps a value must exceed for its ratio to be more than rounding. */
 export const RESOLUTION_STEPS = 5;
@@ -50,8 +51,9 @@ export function insignificantMark(significant: boolean | null | undefined): stri
   return significant === false ? '~' : '';
 }
 
-/** A point by name: its metric, and its request size when it has one (`fwd_wt at 4096`). */
-export function pointName(p: { metric: string; req_size?: number | undefined }): string {
+/** A point by name: its metric, and its request size or fio point when it has one (`fwd_wt at 4096`). */
+export function pointName(p: { metric: string; req_size?: number | undefined; point?: string | undefined }): string {
+  if (p.point !== undefined) return `${p.metric} at ${fioPointText(fioPointOf(p.point))}`;
   return p.req_size === undefined ? p.metric : `${p.metric} at ${p.req_size}`;
 }
 

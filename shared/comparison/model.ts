@@ -14,15 +14,27 @@
  * Everything happens in logs: a ratio is exp(mean over points of
  * sign x (log A - log B)), sign -1 for lower-better metrics.
  */
+import { compareFioPoints, fioPointOf } from '../fio-point.ts';
 import { METRICS, type Metric } from '../metrics.ts';
-import type { Observation } from './observations.ts';
+import type { ObservedValue, Observation } from './observations.ts';
 import { geomean, holm, meanVariance, median, prng } from './statistics.ts';
 import { tQuantile, tTwoSided } from './student-t.ts';
 
-/** A point of a comparison: a metric, at a request size for diskperf. */
+/** A point of a comparison: a metric, at a request size for diskperf, at a point key for fio (fio-point.ts). */
 export interface Column {
   metric: Metric;
   req_size?: number;
+  point?: string;
+}
+
+/** Where in its metric a column is: its request size or fio point key; undefined for a mean (iostat). */
+const placeOf = (c: Column): number | string | undefined => c.req_size ?? c.point;
+
+/** Request sizes in numeric order, fio points in sweep order. */
+function comparePlaces(x: number | string, y: number | string): number {
+  if (typeof x === 'number' && typeof y === 'number') return x - y;
+  if (typeof x === 'string' && typeof y === 'string') return compareFioPoints(fioPointOf(x), fioPointOf(y));
+  return typeof x === 'number' ? -1 : 1;
 }
 
 /** One unit of a side: a device, with its runs in the order given. */
@@ -158,9 +170,9 @@ export function unitsOf(observations: readonly Observation[]): Unit[] {
   return [...byName.values()];
 }
 
-/** Every point either side has, by metric (in `metrics` order) then request size. */
+/** Every point either side has, by metric (in `metrics` order) then request size or fio point. */
 export function columnsOf(sides: readonly (readonly Observation[])[], metrics: readonly Metric[]): Column[] {
-  const found = new Map<Metric, Set<number> | true>();
+  const found = new Map<Metric, Set<number | string> | true>();
   for (const side of sides)
     for (const o of side)
       for (const metric of metrics) {
@@ -178,33 +190,35 @@ export function columnsOf(sides: readonly (readonly Observation[])[], metrics: r
     const entry = found.get(metric);
     if (entry === true) columns.push({ metric });
     else if (entry !== undefined)
-      for (const size of [...entry].sort((x, y) => x - y)) columns.push({ metric, req_size: size });
+      for (const place of [...entry].sort(comparePlaces))
+        columns.push(typeof place === 'number' ? { metric, req_size: place } : { metric, point: place });
   }
   return columns;
 }
 
 function layout(units: Unit[], columns: readonly Column[]): Side {
-  // metric -> its column (iostat), or its columns by request size (diskperf).
-  const index = new Map<Metric, number | Map<number, number>>();
+  // metric -> its column (iostat), or its columns by request size (diskperf) or point (fio).
+  const index = new Map<Metric, number | Map<number | string, number>>();
   columns.forEach((c, j) => {
-    if (c.req_size === undefined) index.set(c.metric, j);
+    const place = placeOf(c);
+    if (place === undefined) index.set(c.metric, j);
     else {
-      const sizes = index.get(c.metric);
-      if (sizes instanceof Map) sizes.set(c.req_size, j);
-      else index.set(c.metric, new Map([[c.req_size, j]]));
+      const places = index.get(c.metric);
+      if (places instanceof Map) places.set(place, j);
+      else index.set(c.metric, new Map([[place, j]]));
     }
   });
   const values = units.map((unit) => {
     const table = new Float64Array(unit.runs.length * columns.length).fill(NaN);
     unit.runs.forEach((o, r) => {
-      for (const [metric, v] of Object.entries(o.values) as [Metric, number | ReadonlyMap<number, number> | null][]) {
+      for (const [metric, v] of Object.entries(o.values) as [Metric, ObservedValue | null][]) {
         if (v === null || v === undefined) continue;
         const at = index.get(metric);
         if (typeof v === 'number') {
           if (typeof at === 'number' && Number.isFinite(v)) table[r * columns.length + at] = v;
         } else if (at instanceof Map)
-          for (const [size, value] of v) {
-            const j = at.get(size);
+          for (const [place, value] of v as ReadonlyMap<number | string, number>) {
+            const j = at.get(place);
             if (j !== undefined && Number.isFinite(value)) table[r * columns.length + j] = value;
           }
       }

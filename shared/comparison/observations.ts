@@ -11,8 +11,9 @@
  * parameters it ran with; and what the run says of itself that only the
  * setups side by side show (RunDescription: tags, OS, times, command line).
  */
-import type { DiskperfMetric, Metric } from '../metrics.ts';
-import type { Format, Platform } from '../model.ts';
+import { fioPointKey } from '../fio-point.ts';
+import type { DiskperfMetric, FioMetric, Metric } from '../metrics.ts';
+import type { FioRow, Format, Platform } from '../model.ts';
 
 export interface Observation {
   /** The run it comes from: the replicate. */
@@ -34,15 +35,19 @@ export interface Observation {
   requestSizes?: { min: number; max: number };
   /**
    * diskperf: values by metric and request size (a Map: request sizes as object
-   * keys would make V8 keep a slow dictionary per metric); iostat: summary means.
+   * keys would make V8 keep a slow dictionary per metric); fio: by metric and
+   * point key (fio-point.ts); iostat: summary means.
    */
-  values: Partial<Record<Metric, number | ReadonlyMap<number, number>>>;
+  values: Partial<Record<Metric, ObservedValue>>;
   /** iostat: samples behind the means (a mean of one sample, or of the since-boot report, is weak). */
   samples?: number;
   sinceBootOnly?: boolean;
   /** What its run says of itself beside the figures: shown side by side, never used by the statistics. */
   about?: RunDescription;
 }
+
+/** A metric's value in one observation: one mean, or values by request size or by fio point key. */
+export type ObservedValue = number | ReadonlyMap<number, number> | ReadonlyMap<string, number>;
 
 /** What a run says of itself beside its figures (one object for every observation of the run). */
 export interface RunDescription {
@@ -160,6 +165,38 @@ export function iostatObservation(
     values,
     samples,
     ...(reports === 1 ? { sinceBootOnly: true } : {}),
+  };
+}
+
+/** What a fio output's header says of how it ran: its jobs' options beside their points, and the fio. */
+export interface FioSetupSource {
+  options?: Record<string, string>;
+  version?: string;
+}
+
+/** A fio run as an observation: each metric's values by point key; the label is the unit. */
+export function fioObservation(
+  runId: string,
+  device: string,
+  rows: readonly Pick<FioRow, 'point' | 'values'>[],
+  run: RunFacts & { meta?: FioSetupSource } = {},
+): Observation {
+  const values: Partial<Record<FioMetric, Map<string, number>>> = {};
+  for (const row of rows) {
+    const key = fioPointKey(row.point);
+    for (const [metric, v] of Object.entries(row.values) as [FioMetric, number][])
+      (values[metric] ??= new Map()).set(key, v);
+  }
+  const setup: Record<string, string> = { ...(run.meta?.options ?? {}) };
+  if (run.meta?.version !== undefined) setup['fio'] = run.meta.version;
+  return {
+    runId,
+    device,
+    label: device,
+    format: 'fio',
+    ...facts(run),
+    ...(Object.keys(setup).length > 0 ? { setup } : {}),
+    values,
   };
 }
 

@@ -29,7 +29,7 @@ export interface RunSetup {
   /** The iostat command line, when the log holds it. */
   command?: string;
   context?: string[];
-  /** diskperf: what it was asked to do, as printed (`file size` in bytes). */
+  /** diskperf: what it was asked to do, as printed (`file size` in bytes); fio: its jobs' options and version. */
   parameters?: Record<string, string | number>;
   /** The uploaded object's size in bytes when the store has it, else diskperf's file size. */
   fileSizeBytes?: number;
@@ -107,14 +107,14 @@ function setupOf(run: readonly Observation[]): RunSetup {
 /**
  * The setup fields that take more than one value across these runs (a field
  * absent from some runs counts as one value more): the plain fields,
- * `context` among the iostat runs, `parameters.NAME` among the diskperf runs
+ * `context` among the iostat runs, `parameters.NAME` among the diskperf and fio runs
  * and `tags.NAME`, by name.
  */
 export function differingFields(runs: readonly RunSetup[]): string[] {
   const varies = (values: readonly unknown[]) => new Set(values.map((v) => JSON.stringify(v ?? null))).size > 1;
   const out: string[] = COMPARED_FIELDS.filter((field) => varies(runs.map((r) => r[field])));
   if (varies(runs.filter((r) => r.format === 'iostat').map((r) => r.context))) out.push('context');
-  const diskperf = runs.filter((r) => r.format === 'diskperf');
+  const diskperf = runs.filter((r) => r.format === 'diskperf' || r.format === 'fio');
   const parameterNames = [...new Set(diskperf.flatMap((r) => Object.keys(r.parameters ?? {})))].sort();
   for (const name of parameterNames)
     if (varies(diskperf.map((r) => r.parameters?.[name]))) out.push(`parameters.${name}`);

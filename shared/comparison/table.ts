@@ -31,6 +31,7 @@ import {
   pointName,
   RESOLUTION_STEPS,
 } from './format.ts';
+import { fioPointOf, fioPointText } from '../fio-point.ts';
 import { METRICS, type Metric } from '../metrics.ts';
 import { LEVEL, type SideSpread } from './model.ts';
 
@@ -38,6 +39,8 @@ export interface TableRow {
   kind: 'point' | 'geomean' | 'summary';
   metric: string;
   reqSize?: number;
+  /** fio: the row's point key. */
+  point?: string;
   /** One per column, as printed. */
   cells: string[];
   /** The marks of the notes about this row (`a`, `b`). */
@@ -84,6 +87,8 @@ const derivedText = (v: number) => String(Number(v.toPrecision(4)));
 /** What shapes the columns. */
 interface Layout {
   bySize: boolean;
+  /** fio: the rows are at points (rw, block size, queue depth, jobs), named in the size column. */
+  byPoint: boolean;
   /** The one unit of every row, named in the value headers; undefined: a unit column. */
   oneUnit: string | undefined;
   spreads: boolean;
@@ -98,7 +103,8 @@ function layoutOf(c: Comparison): Layout {
   const paired = pairedRows(c);
   const units = [...new Set((paired.length ? paired : c.rows).map((r) => unitOf(r.metric)))];
   return {
-    bySize: c.rows.some((r) => r.req_size !== undefined),
+    bySize: c.rows.some((r) => r.req_size !== undefined || r.point !== undefined),
+    byPoint: c.rows.some((r) => r.point !== undefined),
     oneUnit: units.length === 1 ? units[0] : undefined,
     spreads: paired.some((r) => r.spread !== undefined && (r.spread.a.runs > 1 || r.spread.b.runs > 1)),
     intervals:
@@ -106,7 +112,7 @@ function layoutOf(c: Comparison): Layout {
   };
 }
 
-function columnsOf({ bySize, oneUnit, spreads, intervals }: Layout): string[] {
+function columnsOf({ bySize, byPoint, oneUnit, spreads, intervals }: Layout): string[] {
   const side = (name: 'A' | 'B') => [
     oneUnit ? `${name} ${oneUnit}` : name,
     ...(spreads ? [`${name} spread`] : []),
@@ -114,7 +120,7 @@ function columnsOf({ bySize, oneUnit, spreads, intervals }: Layout): string[] {
   ];
   return [
     'metric',
-    ...(bySize ? ['req size (bytes)'] : []),
+    ...(bySize ? [byPoint ? 'point (rw bs qd jobs)' : 'req size (bytes)'] : []),
     ...(oneUnit ? [] : ['unit']),
     ...side('A'),
     ...side('B'),
@@ -166,7 +172,8 @@ export function spreadText(centre: number | undefined, spread: SideSpread | unde
 function pointLine(p: ComparisonPoint): Line {
   return {
     metric: p.metric,
-    size: p.req_size === undefined ? '' : String(p.req_size),
+    size:
+      p.point !== undefined ? fioPointText(fioPointOf(p.point)) : p.req_size === undefined ? '' : String(p.req_size),
     unit: unitOf(p.metric),
     a: valueText(p.a),
     b: valueText(p.b),
@@ -335,6 +342,7 @@ export function comparisonTable(c: Comparison): ComparisonTable {
         kind: 'point',
         metric,
         ...(p.req_size !== undefined ? { reqSize: p.req_size } : {}),
+        ...(p.point !== undefined ? { point: p.point } : {}),
         cells: cellsOf(pointLine(p), layout),
         marks: pointNotes.marksOf(p),
       });

@@ -100,11 +100,15 @@ function exampleSelector(side: readonly Observation[], native: string): string {
   return o?.label !== undefined ? `${o.label}/${native}` : native;
 }
 
-/** diskperf parameters that differ within a side or between the sides. */
+/** diskperf parameters, and fio's job options and version, that differ within a side or between the sides. */
 function setupWarnings(a: readonly Observation[], b: readonly Observation[]): string[] {
+  return [...parameterWarnings('diskperf', a, b), ...parameterWarnings('fio', a, b)];
+}
+
+function parameterWarnings(format: 'diskperf' | 'fio', a: readonly Observation[], b: readonly Observation[]): string[] {
   const out: string[] = [];
   const setups = (side: readonly Observation[]) =>
-    runsOf(side).filter((o) => o.format === 'diskperf' && o.setup !== undefined);
+    runsOf(side).filter((o) => o.format === format && o.setup !== undefined);
   const valuesOf = (side: readonly Observation[], key: string) =>
     distinct(setups(side).map((o) => (o.setup![key] === undefined ? undefined : setupValue(key, o.setup![key]!))));
   const keys = distinct([...setups(a), ...setups(b)].flatMap((o) => Object.keys(o.setup!)));
@@ -119,7 +123,8 @@ function setupWarnings(a: readonly Observation[], b: readonly Observation[]): st
     });
     if (within.length > 0)
       out.push(
-        `${name}'s diskperf runs used different parameters (${within.join(', ')}): they are not replicates of one test`,
+        `${name}'s ${format} runs used different parameters (${within.join(', ')}): ` +
+          'they are not replicates of one test',
       );
   }
   for (const key of keys) {
@@ -129,7 +134,7 @@ function setupWarnings(a: readonly Observation[], b: readonly Observation[]): st
   }
   if (between.length > 0)
     out.push(
-      `the diskperf runs used different parameters (${between.join('; ')}): ` +
+      `the ${format} runs used different parameters (${between.join('; ')}): ` +
         "the difference may be the setup's (caching, file placement, run length), not the disk's",
     );
   return out;
@@ -142,7 +147,8 @@ function tableWarnings(name: 'A' | 'B', side: readonly Observation[]): string[] 
     if (o.format !== 'diskperf' || o.requestSizes === undefined) continue;
     const sizes = new Set<number>();
     for (const v of Object.values(o.values))
-      if (v !== undefined && typeof v !== 'number' && v !== null) for (const s of v.keys()) sizes.add(s);
+      if (v !== undefined && typeof v !== 'number' && v !== null)
+        for (const s of v.keys()) if (typeof s === 'number') sizes.add(s);
     if (sizes.size === 0) continue;
     const largest = Math.max(...sizes);
     const smallest = Math.min(...sizes);

@@ -17,12 +17,13 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { LAB_DEFAULTS } from '../config.ts';
 import { labelFromObject, labelFromRun, parseTags } from '../labels.ts';
-import type { IostatSampleRow, Run } from '../model.ts';
+import type { FioRun, IostatSampleRow, Run } from '../model.ts';
 import { ParseError, parseStream } from '../parsers/index.ts';
 import { BatchWriter } from '../store/batch.ts';
 import { runId as makeRunId } from '../store/keys.ts';
 import {
   deviceItem,
+  MAX_FIO_POINTS,
   runTagItems,
   type IostatRunItem,
   type ObjectRef,
@@ -30,7 +31,7 @@ import {
   type TimeSpan,
 } from '../store/items.ts';
 import { SamplesWriter } from '../store/samples.ts';
-import { diskperfRunItem, iostatRunItem, joinSpans } from '../store/run-items.ts';
+import { diskperfRunItem, fioRunItem, iostatRunItem, joinSpans } from '../store/run-items.ts';
 import { noteProgress, type Claim } from '../store/uploads.ts';
 import { PermanentFailure, type IngestDeps } from './deps.ts';
 
@@ -93,6 +94,16 @@ export async function streamRuns(object: ObjectRef, claim: Claim, deps: IngestDe
     await writer.abort();
     throw error;
   }
+}
+
+/** A fio run of more points than its item holds: the file fails at the job of the first one past. */
+function tooManyPoints(run: FioRun, key: string): ParseError {
+  return new ParseError({
+    source: key,
+    line: run.rows[MAX_FIO_POINTS]!.line,
+    problem: `${run.rows.length} points (rw, bs, iodepth, numjobs) in one fio run, more than ${MAX_FIO_POINTS}`,
+    expected: `at most ${MAX_FIO_POINTS} points a run: split the sweep into several outputs`,
+  });
 }
 
 class VersionWriter {
@@ -166,6 +177,14 @@ class VersionWriter {
     if (run.format === 'diskperf') {
       this.countSeries(run.endLine);
       const item = diskperfRunItem(run, ctx);
+      for (const tag of runTagItems(item)) this.writer.put(tag);
+      this.metas.push(item);
+      return;
+    }
+    if (run.format === 'fio') {
+      this.countSeries(run.endLine);
+      if (run.rows.length > MAX_FIO_POINTS) throw tooManyPoints(run, this.object.key);
+      const item = fioRunItem(run, ctx);
       for (const tag of runTagItems(item)) this.writer.put(tag);
       this.metas.push(item);
       return;

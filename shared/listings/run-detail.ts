@@ -36,7 +36,7 @@ function runInfo(item: RunItem): RunInfo {
     ...runFacts(item),
     label: item.label,
     index: item.index,
-    platform: item.platform,
+    ...(item.platform !== undefined ? { platform: item.platform } : {}),
     dialect: item.dialect,
     startLine: item.startLine,
     endLine: item.endLine,
@@ -45,6 +45,8 @@ function runInfo(item: RunItem): RunInfo {
   };
   if (item.format === 'diskperf')
     return { ...facts, format: 'diskperf', meta: item.meta, columns: item.columns, rows: diskperfRows(item) };
+  if (item.format === 'fio')
+    return { ...facts, format: 'fio', meta: item.meta, columns: item.columns, points: item.points };
   return {
     ...facts,
     format: 'iostat',

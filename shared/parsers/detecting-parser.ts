@@ -130,7 +130,7 @@ export class DetectingParser implements LineSink {
       throw new ParseError({
         source: this.options.source,
         line: near.line,
-        problem: `no diskperf or iostat data: the line "${near.excerpt}" looks like ${near.looksLike}`,
+        problem: `no diskperf, iostat or fio data: the line "${near.excerpt}" looks like ${near.looksLike}`,
         expected: 'a diskperf result table or an iostat report of a layout benchdrop reads',
       });
     }
@@ -148,8 +148,8 @@ export class DetectingParser implements LineSink {
     throw new ParseError({
       source: this.options.source,
       line: 0,
-      problem: lastLine === 0 ? 'an empty file' : `no diskperf or iostat data in ${lines}`,
-      expected: 'a diskperf result table or an iostat -x report',
+      problem: lastLine === 0 ? 'an empty file' : `no diskperf, iostat or fio data in ${lines}`,
+      expected: 'a diskperf result table, an iostat -x report or a fio output',
     });
   }
 }

@@ -18,9 +18,13 @@
 import type { Format, ParsedFile, Run } from '../model.ts';
 import type { DetectedFormat } from './detect.ts';
 import { DetectingParser } from './detecting-parser.ts';
-import { InternalParseError, isParseError } from './errors.ts';
+import { InternalParseError, isParseError, ParseError } from './errors.ts';
+import type { FioJob } from './fio-record.ts';
 import { inputBytes, type ByteSource } from './input.ts';
 import { LineSplitter } from './lines.ts';
+import { parseFioChunks, showsFio } from './fio.ts';
+import { fioRuns } from './fio-run.ts';
+import { DETECT_MAX_LINES, detectLine } from './detect.ts';
 import type { OpenReport, ParserOptions } from './types.ts';
 
 export interface StreamOptions extends Partial<Omit<ParserOptions, 'source'>> {
@@ -31,7 +35,7 @@ export interface StreamOptions extends Partial<Omit<ParserOptions, 'source'>> {
 
 export interface StreamResult {
   format: Format;
-  dialect: DetectedFormat;
+  dialect: DetectedFormat | 'fio';
   lines: number;
   runs: number;
   bytes: number;
@@ -99,6 +103,12 @@ function marked<T>(callback: ((runIndex: number, device: string, sample: T) => v
   };
 }
 
+/**
+ * Bytes read at most before the format is told (fio's own line rules differ from the logs',
+ * fio.ts): reading stops at the first line that shows a format, mostly in the first chunk.
+ */
+const SNIFF_BYTES = 256 * 1024;
+
 /** Parse a stream of bytes (or strings); runs are delivered through options.onRun. */
 export async function parseStream(input: ByteSource, options: StreamOptions): Promise<StreamResult> {
   const { source } = options;
@@ -106,6 +116,14 @@ export async function parseStream(input: ByteSource, options: StreamOptions): Pr
   if (options.continuation) parserOptions.continuation = true;
   let runs = 0;
   markedCallbacks(options, parserOptions, () => runs++);
+  const counter = { bytes: 0 };
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  const bytes = inputBytes(input, source, maxBytes, counter);
+  const head = await readAhead(bytes, SNIFF_BYTES);
+  if (head.fio) {
+    const fio = await parseFio(head.chunks(), parserOptions);
+    return { format: 'fio', dialect: 'fio', lines: fio.lines, runs, bytes: counter.bytes };
+  }
   const parser = new DetectingParser(parserOptions);
   const splitter = new LineSplitter(source, parser);
   const parsing = <T>(step: () => T): T => {
@@ -115,9 +133,7 @@ export async function parseStream(input: ByteSource, options: StreamOptions): Pr
       throw parsingFailure(error, source, parser.at);
     }
   };
-  const counter = { bytes: 0 };
-  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-  for await (const chunk of inputBytes(input, source, maxBytes, counter)) parsing(() => splitter.push(chunk));
+  for await (const chunk of head.chunks()) parsing(() => splitter.push(chunk));
   const lines = parsing(() => splitter.end());
   parsing(() => parser.end(lines));
   const dialect = parser.detected!;
@@ -126,6 +142,113 @@ export async function parseStream(input: ByteSource, options: StreamOptions): Pr
   const openReport = parser.openReport;
   if (openReport !== undefined) result.openReport = openReport;
   return result;
+}
+
+/**
+ * The first chunks of a stream, up to the first whole line that shows a format (or `size`
+ * bytes, or the end), whether that format is fio's, and the whole stream again from its
+ * start. The chunks kept are copies: a source may reuse its buffer for the next chunk.
+ */
+async function readAhead(
+  bytes: AsyncGenerator<Buffer>,
+  size: number,
+): Promise<{ fio: boolean; chunks: () => AsyncGenerator<Buffer> }> {
+  const first: Buffer[] = [];
+  let length = 0;
+  let done = false;
+  let fio: boolean | undefined;
+  while (fio === undefined && length < size) {
+    const next = await bytes.next();
+    if (next.done === true) {
+      done = true;
+      break;
+    }
+    first.push(Buffer.from(next.value));
+    length += next.value.length;
+    fio = fioShown(Buffer.concat(first).toString('utf8'), false);
+  }
+  if (fio === undefined) fio = fioShown(Buffer.concat(first).toString('utf8'), true) ?? false;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    try {
+      yield* first;
+      if (!done) yield* bytes;
+    } finally {
+      // A parse that stops among the first chunks closes the input too (a file gives its descriptor back).
+      await bytes.return(undefined);
+    }
+  }
+  return { fio, chunks };
+}
+
+/**
+ * Whether the first line of the text that shows a format shows fio's (undefined: no whole
+ * line shows one yet; `whole`: the text is all there is, its last line complete too).
+ */
+function fioShown(text: string, whole: boolean): boolean | undefined {
+  const lines = text.split(/\r\n|\n|\r/);
+  if (!whole) lines.pop();
+  for (const line of lines.slice(0, DETECT_MAX_LINES)) {
+    if (showsFio(line)) return true;
+    if (detectLine(line) !== undefined) return false;
+  }
+  return lines.length >= DETECT_MAX_LINES ? false : undefined;
+}
+
+/** fio's output when a line shows one of its styles before any line shows another format. */
+export const isFioOutput = (head: string): boolean => fioShown(head, true) ?? false;
+
+/** A fio output: its jobs, then one run of them through onRun. */
+async function parseFio(chunks: AsyncIterable<Buffer>, options: ParserOptions): Promise<{ lines: number }> {
+  const jobs: FioJob[] = [];
+  let at = 0;
+  try {
+    return await fioRunsOf(fromInput(chunks), options, jobs, (line) => (at = line));
+  } catch (error) {
+    if (error instanceof FromInput) throw error.error;
+    throw parsingFailure(error, options.source, at);
+  }
+}
+
+/** An error of reading the input, marked on its way out through the parser: it passes as it is. */
+class FromInput {
+  constructor(readonly error: unknown) {}
+}
+
+async function* fromInput(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    throw new FromInput(error);
+  }
+}
+
+/** The jobs of a fio output, then its runs through onRun (whose errors come out marked as the caller's). */
+async function fioRunsOf(
+  chunks: AsyncIterable<Buffer>,
+  options: ParserOptions,
+  jobs: FioJob[],
+  reached: (line: number) => void,
+): Promise<{ lines: number }> {
+  const parsed = await parseFioChunks(chunks, {
+    source: options.source,
+    onJob: (job) => {
+      reached(job.line);
+      jobs.push(job);
+    },
+  });
+  reached(parsed.lines);
+  const runs = fioRuns(jobs, parsed, parsed.lines);
+  if (runs.length === 0) {
+    const why = jobs.map((j) => `job "${j.name}" ${j.error !== 0 ? `failed with error ${j.error}` : 'did no I/O'}`);
+    throw new ParseError({
+      source: options.source,
+      line: jobs[0]?.line ?? 0,
+      problem: `no job of this fio output measured anything (${why.slice(0, 3).join('; ')})`,
+      expected: 'a fio output with at least one job that ran without an error and did I/O',
+    });
+  }
+  for (const run of runs) options.onRun(run);
+  return parsed;
 }
 
 /** Parse text already in memory (tests, small pastes). */

@@ -23,6 +23,8 @@ export const SUPPORTED_FORMATS = [
   'OpenBSD iostat (default, -D, -I)',
   'macOS iostat (default, -d, -I, -o, -C, -U)',
   'AIX iostat -D / -dD extended drive report (with -T, -l)',
+  'fio 2.x and 3.x output: --output-format=json and json+ (also of --client runs), terse versions 2 to 5, ' +
+    'and the normal report',
 ] as const;
 
 export interface ParseErrorDetails {

@@ -275,6 +275,13 @@ class FioJsonParser implements FioLineParser {
     return options;
   }
 
+  /** The processes a job's result sums: its numjobs with group_reporting (a key fio writes when set), else 1. */
+  private processesOf(job: Json, options: FioJobOptions): number {
+    const own = isObject(job['job options']) ? job['job options'] : {};
+    const grouped = 'group_reporting' in own || 'group_reporting' in this.globalOptions;
+    return grouped ? (options.numjobs ?? 1) : 1;
+  }
+
   /** The version and global options from the header text read before the first job. */
   private readHeaderSoFar(): void {
     const head = this.header?.parts.join('\n') ?? '';
@@ -304,7 +311,8 @@ class FioJsonParser implements FioLineParser {
       const result = this.readDirection(direction, section, line);
       if (result.ioBytes > 0 || result.iops > 0) directions.push(result);
     }
-    const out: FioJob = { name, error, options: this.optionsOf(job), directions, line };
+    const options = this.optionsOf(job);
+    const out: FioJob = { name, error, options, directions, line, processes: this.processesOf(job, options) };
     if (typeof job['groupid'] === 'number') out.groupId = job['groupid'];
     if (typeof job['hostname'] === 'string') out.client = job['hostname'];
     return out;

@@ -276,6 +276,7 @@ class FioNormalParser implements FioLineParser {
       directions: [],
       line: lineNo,
       groupId: Number(groupId),
+      processes: Number(members),
     };
     const errorText = /^\s*\((.*)\)(?=:\s*pid=|\s*$)/.exec(rest);
     if (errorText && job.error !== 0) job.errorText = errorText[1]!;

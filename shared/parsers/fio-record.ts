@@ -78,6 +78,11 @@ export interface FioJob {
   directions: FioDirectionResult[];
   /** The host a `--client` run's job ran on. */
   client?: string;
+  /**
+   * How many of the job's numjobs processes the result sums: all of them with group_reporting,
+   * 1 without (fio then reports each clone); unknown in terse output.
+   */
+  processes?: number;
   /** The 1-based line the job's result starts on. */
   line: number;
 }

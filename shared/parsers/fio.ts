@@ -50,6 +50,9 @@ function detect(line: string): { style: TextStyle; prefix?: BlockPrefix } | unde
   return bare === undefined ? undefined : { style: bare };
 }
 
+/** Whether a line shows a fio style, bare or behind a block prefix. */
+export const showsFio = (line: string): boolean => detect(line) !== undefined;
+
 function styleParser(style: TextStyle, options: FioParserOptions): FioLineParser & { plus?: boolean } {
   if (style === 'json') return createFioJsonParser(options);
   return style === 'terse' ? createFioTerseParser(options) : createFioNormalParser(options);

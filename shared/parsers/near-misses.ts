@@ -22,7 +22,7 @@ export interface NearMiss {
 }
 
 /** Tools whose output people paste beside iostat, by a line only they print. */
-const OTHER_TOOLS: readonly { pattern: RegExp; name: string }[] = [
+const OTHER_TOOLS: readonly { pattern: RegExp; name: string; read?: true }[] = [
   { pattern: /^(?:\S+\s+(?:[AP]M\s+)?)?DEV\s+tps\s+(?:rd_sec\/s|rkB\/s)/, name: 'sysstat sar -d (not iostat)' },
   { pattern: /^pool\s+alloc\s+free\s+read\s+write/, name: 'zpool iostat' },
   { pattern: /^capacity\s+operations\s+bandwidth/, name: 'zpool iostat' },
@@ -31,7 +31,11 @@ const OTHER_TOOLS: readonly { pattern: RegExp; name: string }[] = [
   { pattern: /Timing (?:buffered|cached) disk reads/, name: 'hdparm -t' },
   { pattern: /^device\s+bps\s+sps\s+msps/, name: 'HP-UX iostat' },
   { pattern: /^Disks:\s+%\s*tm_act\s+Kbps\s+tps/, name: 'AIX iostat -d (the basic report): iostat -D is read' },
-  { pattern: /^(?:[\w.-]+:\s*\(g=\d+\)|\s*(?:read|write)\s*:\s*IOPS=|fio-\d+\.\d+)/, name: 'fio output' },
+  {
+    pattern: /^(?:[\w.-]+:\s*\(g=\d+\)|\s*(?:read|write)\s*:\s*IOPS=|fio-\d+\.\d+)/,
+    name: 'a piece of fio output without its job results line ("name: (groupid=0, jobs=1): err= 0"): paste all of it',
+    read: true,
+  },
   { pattern: /^Version\s+\d[\d.]*\s+-+Sequential/, name: 'bonnie++' },
   { pattern: /\\PhysicalDisk\(/, name: 'Windows performance counters (typeperf, perfmon)' },
   { pattern: /CrystalDiskMark/, name: 'CrystalDiskMark' },
@@ -57,7 +61,7 @@ export function nearMiss(lines: readonly { text: string; no: number }[]): NearMi
   for (const { text, no } of lines.slice(0, MAX_LINES_LOOKED_AT)) {
     const trimmed = text.trim();
     const tool = OTHER_TOOLS.find(({ pattern }) => pattern.test(trimmed));
-    if (tool !== undefined) return miss(no, trimmed, `${tool.name}; not supported yet`);
+    if (tool !== undefined) return miss(no, trimmed, tool.read ? tool.name : `${tool.name}; not supported yet`);
     header ??= nearHeader(trimmed, no);
   }
   return header;

@@ -5,7 +5,7 @@
  * built in run-items.ts, packed values in packing.ts; an iostat run's samples
  * are an object in the results bucket (samples.ts), which its META names.
  */
-import type { DiskperfRun, IostatColumn, IostatRun, MetricSummary, Run } from '../model.ts';
+import type { DiskperfRun, FioRun, IostatColumn, IostatRun, MetricSummary, Platform, Run } from '../model.ts';
 import type { DiskperfMetric, IostatMetric } from '../metrics.ts';
 import { UPLOAD_STATUSES, type UploadStatus } from '../upload-status.ts';
 import { DEVICES_PK, deviceSk, pastStatusPk, runPk, statusPk, statusSk, tagKey, uploadPk, uploadSk } from './keys.ts';
@@ -111,7 +111,8 @@ export interface RunItemBase {
   runId: string;
   index: number;
   format: Run['format'];
-  platform: Run['platform'];
+  /** Absent for fio: its outputs do not say which OS they ran on. */
+  platform?: Platform;
   dialect: string;
   /** The label of the run (diskperf) or of its object (iostat series add `/<native>`). */
   label: string;
@@ -197,8 +198,24 @@ export interface IostatRunItem extends RunItemBase {
   gsi1sk?: string;
 }
 
-export type RunItem = DiskperfRunItem | IostatRunItem;
-export type RunRecord = DiskperfRunRecord | Omit<IostatRunItem, 'packedSeries'>;
+/**
+ * A fio output: its table of points as the parser made it (FioRow), in the item itself.
+ * fioRunItem refuses more than MAX_FIO_POINTS: the item stays well within DynamoDB's 400 KB.
+ */
+export interface FioRunItem extends RunItemBase {
+  format: 'fio';
+  meta: FioRun['meta'];
+  columns: FioRun['columns'];
+  points: FioRun['rows'];
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+/** Points one fio run may store: a sweep of 4 rw x 8 block sizes x 8 depths x 2 job counts fits. */
+export const MAX_FIO_POINTS = 600;
+
+export type RunItem = DiskperfRunItem | IostatRunItem | FioRunItem;
+export type RunRecord = DiskperfRunRecord | Omit<IostatRunItem, 'packedSeries'> | FioRunItem;
 
 /** The index entry of one iostat series: found by device, it points at its run. */
 export interface SeriesItem {

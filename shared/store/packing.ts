@@ -164,6 +164,7 @@ export function diskperfRows(item: Pick<DiskperfRunItem, 'packedRows' | 'rows'>)
 
 /** A stored run as readers hand it out: a diskperf table as rows, an iostat run's series unpacked. */
 export function runRecord(item: RunItem): RunRecord {
+  if (item.format === 'fio') return item;
   if (item.format !== 'diskperf') {
     if (item.packedSeries === undefined) return item;
     const { packedSeries: _packed, ...rest } = item;

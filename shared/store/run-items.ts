@@ -4,11 +4,12 @@
  * the time range its samples span.
  */
 import { seriesLabel } from '../labels.ts';
-import type { DiskperfRun, IostatRun, Run } from '../model.ts';
+import type { DiskperfRun, FioRun, IostatRun, Run } from '../model.ts';
 import { devicePk, deviceSk, runPk, RUN_META_SK, seriesSk } from './keys.ts';
 import {
   MAX_SERIES_IN_META,
   type DiskperfRunItem,
+  type FioRunItem,
   type IostatRunItem,
   type RunContext,
   type RunItemBase,
@@ -57,7 +58,7 @@ const spanFields = (span: TimeSpan | undefined) =>
 
 function base(run: Run, ctx: RunContext): Omit<RunItemBase, 'format' | 'platform'> {
   const host = run.meta.host;
-  const startedAt = run.format === 'diskperf' ? run.meta.startedAt : undefined;
+  const startedAt = run.format === 'diskperf' ? run.meta.startedAt : run.format === 'fio' ? run.meta.time : undefined;
   return {
     pk: runPk(ctx.runId),
     sk: RUN_META_SK,
@@ -89,6 +90,20 @@ export function diskperfRunItem(run: DiskperfRun, ctx: RunContext): DiskperfRunI
     meta: run.meta,
     columns: run.columns,
     packedRows: packRows(run.rows),
+    gsi1pk: devicePk(ctx.label),
+    gsi1sk: deviceSk(item.time, ctx.runId),
+  };
+}
+
+/** A fio run's META: its points in the item (at most MAX_FIO_POINTS: the ingest refuses more). */
+export function fioRunItem(run: FioRun, ctx: RunContext): FioRunItem {
+  const item = base(run, ctx);
+  return {
+    ...item,
+    format: 'fio',
+    meta: run.meta,
+    columns: run.columns,
+    points: run.rows,
     gsi1pk: devicePk(ctx.label),
     gsi1sk: deviceSk(item.time, ctx.runId),
   };

@@ -5,10 +5,10 @@
  * (shared/compare/, shared/listings/); reads.ts holds the store's other reads.
  */
 import { uploadLabelsOf } from '../labels.ts';
-import type { DiskperfMeta, Format } from '../model.ts';
+import type { DiskperfMeta, FioMeta, Format } from '../model.ts';
 import { INDEXES } from './table.ts';
 import { devicePk, DEVICES_PK } from './keys.ts';
-import type { DiskperfRunItem, IostatRunItem, ObjectRef, RunItem, SeriesItem, TagItem } from './items.ts';
+import type { DiskperfRunItem, FioRunItem, IostatRunItem, ObjectRef, RunItem, SeriesItem, TagItem } from './items.ts';
 import { storedSeriesOf } from './packing.ts';
 import { batchGetMetas, projection, queryItems } from './queries.ts';
 import type { ReadStore } from './store.ts';
@@ -21,14 +21,24 @@ export const MAX_CANDIDATES = 10_000;
 export const CONCURRENCY = 8;
 
 /** What a byDevice entry is: a run's META (diskperf, or iostat under its upload's label) or an iostat series. */
-export type IndexedItem = DiskperfRunItem | IostatRunItem | SeriesItem;
+export type IndexedItem = DiskperfRunItem | IostatRunItem | FioRunItem | SeriesItem;
 
 /**
  * What a diskperf observation reads of its run's header: how it ran (the
  * comparability warnings compare it), not the machine, dates and unknown fields.
  */
-const SETUP_ATTRIBUTES = ['meta.parameters', 'meta.fileSizeBytes', 'meta.testType', 'meta.requestSizes'] as const;
-export type StoredSetup = { meta?: Pick<DiskperfMeta, 'parameters' | 'fileSizeBytes' | 'testType' | 'requestSizes'> };
+const SETUP_ATTRIBUTES = [
+  'meta.parameters',
+  'meta.fileSizeBytes',
+  'meta.testType',
+  'meta.requestSizes',
+  // A fio run's: the options its jobs ran with.
+  'meta.options',
+] as const;
+export type StoredSetup = {
+  meta?: Pick<DiskperfMeta, 'parameters' | 'fileSizeBytes' | 'testType' | 'requestSizes'> &
+    Pick<FioMeta, 'options' | 'version'>;
+};
 
 /**
  * What a comparison shows of a run beside its figures (its setups side by side):
@@ -43,12 +53,14 @@ const DESCRIPTION_ATTRIBUTES = [
   'meta.osRelease',
   'meta.kernel',
   'meta.command',
+  // The fio that ran a fio output (`fio-3.33`).
+  'meta.version',
 ] as const;
 export interface StoredDescription {
   from?: string;
   to?: string;
   source?: { size?: number };
-  meta?: { os?: string; osRelease?: string; kernel?: string; command?: string };
+  meta?: { os?: string; osRelease?: string; kernel?: string; command?: string; version?: string };
 }
 
 /**
@@ -71,6 +83,7 @@ export const CANDIDATE_ATTRIBUTES = [
   'context',
   'packedRows',
   'rows',
+  'points',
   'seriesMeans',
   'packedSeries',
   'seriesCount',
@@ -86,6 +99,9 @@ export type DiskperfCandidate = Pick<
   DiskperfRunItem,
   'runId' | 'label' | 'platform' | 'host' | 'tags' | 'context' | 'packedRows' | 'rows'
 > &
+  StoredSetup &
+  StoredDescription;
+export type FioCandidate = Pick<FioRunItem, 'runId' | 'label' | 'host' | 'tags' | 'context' | 'points'> &
   StoredSetup &
   StoredDescription;
 export type IostatRunCandidate = Pick<
@@ -108,7 +124,10 @@ export type IostatRunCandidate = Pick<
   StoredDescription & { source?: ObjectRef };
 export type SeriesCandidate = Pick<SeriesItem, 'type' | 'runId' | 'device' | 'native' | 'host' | 'tags' | 'summary'>;
 export type CandidateItem =
-  (DiskperfCandidate & Pick<DiskperfRunItem, 'type' | 'format'>) | IostatRunCandidate | SeriesCandidate;
+  | (DiskperfCandidate & Pick<DiskperfRunItem, 'type' | 'format'>)
+  | (FioCandidate & Pick<FioRunItem, 'type' | 'format'>)
+  | IostatRunCandidate
+  | SeriesCandidate;
 
 /** What a selector reads of a run's META found by id or tag: matching, the observation, and an iostat run's series. */
 export const RUN_CANDIDATE_ATTRIBUTES = [
@@ -121,6 +140,7 @@ export const RUN_CANDIDATE_ATTRIBUTES = [
   'context',
   'packedRows',
   'rows',
+  'points',
   'seriesMeans',
   'packedSeries',
   'seriesCount',
@@ -130,6 +150,7 @@ export const RUN_CANDIDATE_ATTRIBUTES = [
 ] as const;
 export type RunCandidate =
   | (DiskperfCandidate & Pick<DiskperfRunItem, 'format'>)
+  | (FioCandidate & Pick<FioRunItem, 'format'>)
   | (Pick<
       IostatRunItem,
       | 'runId'
@@ -154,7 +175,7 @@ export type TagEntry = Pick<TagItem, (typeof TAG_ENTRY_ATTRIBUTES)[number]>;
 export interface RunHead {
   runId: string;
   format: Format;
-  platform: RunItem['platform'];
+  platform?: RunItem['platform'];
   label: string;
   name: string;
   host?: string;

@@ -369,7 +369,7 @@ describe('compare', () => {
     const { code, err } = await run('compare', 'a', 'b', '--metric', 'speed', '--api', api.url);
     expect(code).toBe(1);
     expect(err).toMatch(
-      /^error: --metric speed: expected a group \(write, read, seq, random, all: throughput, IOPS and latency; queue lengths and %util only by name\) or a metric \(fwd_wt, /,
+      /^error: --metric speed: expected a group \(write, read, seq, random, latency, all: throughput, IOPS and latency; latency: the latencies, with fio's percentiles; queue lengths and %util only by name\) or a metric \(fwd_wt, /,
     );
     expect(api.requests.length).toBe(before);
   });

@@ -82,7 +82,7 @@ describe('benchdrop parse escapes what came from the file', () => {
     const output = captureOutput();
     expect(await parseCommand([garbage, missing], {}, output.io)).toBe(1);
     expect(`${output.out}\n${output.err}`).not.toMatch(RAW_CONTROL);
-    expect(output.err).toContain('bad\\x1b[31m.txt: no diskperf or iostat data in the first 2 lines');
+    expect(output.err).toContain('bad\\x1b[31m.txt: no diskperf, iostat or fio data in the first 2 lines');
     expect(output.err).toContain('missing\\x1b]0;x\\x07.txt: ENOENT');
   });
 });

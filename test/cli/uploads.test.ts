@@ -90,7 +90,7 @@ describe('benchdrop uploads', () => {
       [
         'failed',
         'sas10k/notes.txt',
-        'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report',
+        'no diskperf, iostat or fio data in the first 8 lines; expected a diskperf result table, an iostat -x report or a fio output',
       ],
       ['ready', 'sas10k/run1.txt', '1 run'],
     ]);
@@ -112,7 +112,7 @@ describe('benchdrop uploads', () => {
 
   it('--status filters, --limit pages and says how many more, --json prints the listing', async () => {
     expect(rows((await run('--status', 'failed')).lines)).toEqual([
-      ['failed', 'sas10k/notes.txt', expect.stringMatching(/^no diskperf or iostat data/)],
+      ['failed', 'sas10k/notes.txt', expect.stringMatching(/^no diskperf, iostat or fio data/)],
     ]);
     expect((await run('--status', 'replaced')).lines).toEqual([
       'no key is in state replaced: a replaced version is history, --history lists it',
@@ -127,7 +127,7 @@ describe('benchdrop uploads', () => {
       expect.objectContaining({
         key: 'sas10k/notes.txt',
         status: 'failed',
-        details: expect.stringContaining('sas10k/notes.txt: no diskperf or iostat data'),
+        details: expect.stringContaining('sas10k/notes.txt: no diskperf, iostat or fio data'),
       }),
     ]);
     const bad = await run('--status', 'lost');

@@ -733,7 +733,7 @@ describe('bad requests', () => {
       'metric=bogus',
       '/compare',
       { a: 'scsi2sd_redux', b: 'scsi2sd_10M_Sync', metric: 'bogus' },
-      /^metric: expected a group \(write, read, seq, random, all: throughput, IOPS and latency; queue lengths and %util only by name\) or a metric \(.*fwd_wt.*write_iops.*\) \(got "bogus"\)$/,
+      /^metric: expected a group \(write, read, seq, random, latency, all: throughput, IOPS and latency; latency: the latencies, with fio's percentiles; queue lengths and %util only by name\) or a metric \(.*fwd_wt.*write_iops.*fio_read_bw.*\) \(got "bogus"\)$/,
     ],
     ['a missing', '/compare', { b: 'scsi2sd_10M_Sync' }, /^a: required; expected a selector/],
     [
@@ -748,7 +748,7 @@ describe('bad requests', () => {
       { a: 'scsi2sd_redux', b: 'run=42' },
       /^b: "run=42": a run id is r followed by 24 hex digits$/,
     ],
-    ['format=zfs', '/runs', { format: 'zfs' }, /^format: expected one of diskperf, iostat \(got "zfs"\)$/],
+    ['format=zfs', '/runs', { format: 'zfs' }, /^format: expected one of diskperf, iostat, fio \(got "zfs"\)$/],
     ['limit=0', '/runs', { limit: '0' }, /^limit: expected a whole number from 1 to 1000 \(got "0"\)$/],
     ['limit=ten', '/runs', { limit: 'ten' }, /^limit: expected a whole number from 1 to 1000 \(got "ten"\)$/],
     ['limit=1001', '/devices', { limit: '1001' }, /^limit: expected a whole number from 1 to 1000 \(got "1001"\)$/],
@@ -1259,7 +1259,7 @@ describe('every page stays under 1 MB', () => {
       const fields =
         n % 2 === 0
           ? { runIds, runCount: 100 }
-          : { message: `uploads/${n}.txt: ${'no diskperf or iostat data here; '.repeat(60)}`, line: 0 };
+          : { message: `uploads/${n}.txt: ${'no diskperf, iostat or fio data here; '.repeat(60)}`, line: 0 };
       writer.put(uploadRecord(object, n % 2 === 0 ? 'ready' : 'failed', fields, now));
     }
     await writer.flush();
@@ -1354,8 +1354,8 @@ describe('uploads', () => {
       runIds: [],
       // Short and without the key (printers say it); the parser's whole text in details.
       message:
-        'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report',
-      details: expect.stringContaining('garbage/prose-only.txt: no diskperf or iostat data'),
+        'no diskperf, iostat or fio data in the first 8 lines; expected a diskperf result table, an iostat -x report or a fio output',
+      details: expect.stringContaining('garbage/prose-only.txt: no diskperf, iostat or fio data'),
       line: 0,
       updatedAt: expect.any(String),
     });

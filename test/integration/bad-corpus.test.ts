@@ -48,7 +48,7 @@ const parserText = (key: string, line: number, problemAndExpected: string) =>
   `${printable(key)}${line > 0 ? `:${line}` : ''}: ${problemAndExpected}. ${READS}`;
 
 const PROSE =
-  'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report';
+  'no diskperf, iostat or fio data in the first 8 lines; expected a diskperf result table, an iostat -x report or a fio output';
 const IOSTAT_RAGGED = (fields: number) =>
   `no device row fits the iostat header: ragged row skipped: ${fields} fields where the header at line 3 has 10 columns and a device name (r/s w/s kr/s kw/s wait actv wsvc_t asvc_t %w %b)`;
 const IOSTAT_EXPECTED = 'expected rows with a number for every column of the header and the device name';
@@ -174,7 +174,7 @@ describe('a failed upload record: a short message without the key, the whole tex
   it('control-chars-in-key: the key is escaped in details, and nowhere in the message', () => {
     const { delivered, record } = records.get('control-chars-in-key')!;
     expect(record!['details']).toMatch(
-      /^control-chars-in-key\/\\x1b\[31mred\\x07 log\\r\.txt: no diskperf or iostat data/,
+      /^control-chars-in-key\/\\x1b\[31mred\\x07 log\\r\.txt: no diskperf, iostat or fio data/,
     );
     expect(record!['message']).not.toMatch(/control-chars-in-key|red|\\x1b|\\x07|\\r/);
     expect(delivered.key).toBe('control-chars-in-key/\u001b[31mred\u0007 log\r.txt');

@@ -877,7 +877,7 @@ describe('delivery', () => {
       });
     }
     // The failure's reason is kept in details.
-    expect((await upload_(key, bad.version))?.['details']).toContain('no diskperf or iostat data');
+    expect((await upload_(key, bad.version))?.['details']).toContain('no diskperf, iostat or fio data');
     expect(await runItems(env, ids(key, first.version, 1)[0]!)).toEqual([]);
     const mine = (uploads: { key: string; version: string; status: string }[]) =>
       uploads.filter((x) => x.key === key).map((x) => `${x.version} ${x.status}`);
@@ -1036,9 +1036,9 @@ describe('failures', () => {
     expect(p).toMatchObject({ status: 'failed', line: 0, runIds: [] });
     // Short, without the key or a line 0; the whole explanation in details.
     expect(p!['message']).toBe(
-      'no diskperf or iostat data in the first 8 lines; expected a diskperf result table or an iostat -x report',
+      'no diskperf, iostat or fio data in the first 8 lines; expected a diskperf result table, an iostat -x report or a fio output',
     );
-    expect(p!['details']).toContain(`${prose.key}: no diskperf or iostat data`);
+    expect(p!['details']).toContain(`${prose.key}: no diskperf, iostat or fio data`);
     expect(p!['details']).toContain('benchdrop reads: IRIX diskperf');
     expect(await upload_(nul.key, nul.version)).toMatchObject({
       status: 'failed',

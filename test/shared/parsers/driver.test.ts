@@ -423,7 +423,7 @@ describe('files that are something else, named by their first bytes', () => {
 
   it('text that merely starts like one (BZh without a block size digit) is read as text', async () => {
     const error = await parseError([Buffer.from('BZh is how my notes start\n')]);
-    expect(error.problem).toMatch(/no diskperf or iostat data/);
+    expect(error.problem).toMatch(/no diskperf, iostat or fio data/);
   });
 });
 
@@ -459,7 +459,7 @@ describe('empty and blank input', () => {
   it('a whitespace-only file is a ParseError at line 0', async () => {
     const error = await fileError(join(BAD, 'whitespace-only.txt'));
     expect(error.line).toBe(0);
-    expect(error.problem).toMatch(/no diskperf or iostat data/);
+    expect(error.problem).toMatch(/no diskperf, iostat or fio data/);
   });
 
   it('a gzip of nothing reads as an empty file', async () => {
@@ -660,7 +660,7 @@ describe('files with no data', () => {
     const error = await fileError(join(BAD, 'prose-only.txt'), { source: 'prose.txt' });
     expect(error.line).toBe(0);
     expect(error.source).toBe('prose.txt');
-    expect(error.problem).toMatch(/no diskperf or iostat data/);
+    expect(error.problem).toMatch(/no diskperf, iostat or fio data/);
     expect(error.supported).toEqual(SUPPORTED_FORMATS);
     expect(error.supported.length).toBeGreaterThanOrEqual(4);
     for (const format of SUPPORTED_FORMATS) expect(error.message).toContain(format);

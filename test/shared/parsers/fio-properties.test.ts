@@ -198,8 +198,8 @@ function asTerse(jobs: Job[]): string {
     .concat('\n');
 }
 
-/** What both styles carry: jobs without their line, their options (terse has none) or their client. */
-const results = (jobs: FioJob[]) => jobs.map(({ line: _l, options: _o, client: _c, ...job }) => job);
+/** What both styles carry: jobs without their line, their options and processes (terse has none) or their client. */
+const results = (jobs: FioJob[]) => jobs.map(({ line: _l, options: _o, client: _c, processes: _p, ...job }) => job);
 
 describe('fio json and terse of the same results', () => {
   it('give the same records', () => {

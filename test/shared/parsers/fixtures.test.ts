@@ -101,7 +101,8 @@ function checkRun(run: Run, exp: ExpectedRun, where: string): void {
   if (exp.warnings !== undefined) expect(run.warnings, `${where} warnings`).toHaveLength(exp.warnings);
   if (exp.meta !== undefined) checkPartial(run.meta, exp.meta, `${where} meta`);
   if (run.format === 'iostat') checkIostat(run, exp, where);
-  else checkDiskperf(run, exp, where);
+  else if (run.format === 'diskperf') checkDiskperf(run, exp, where);
+  else throw new Error(`${where}: a fio run among the log fixtures`);
 }
 
 describe('fixtures match their expected.json', () => {

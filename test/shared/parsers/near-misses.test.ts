@@ -60,6 +60,6 @@ describe('what an unreadable paste looks like', () => {
 
   it('prose with nothing like a table keeps the plain message', async () => {
     const error = await parseFails('We ran the backup last night.\nIt took four hours, as usual.\n');
-    expect(error.problem).toBe('no diskperf or iostat data in the first 2 lines');
+    expect(error.problem).toBe('no diskperf, iostat or fio data in the first 2 lines');
   });
 });

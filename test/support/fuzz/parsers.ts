@@ -1029,6 +1029,10 @@ export function checkParse(outcome: ParseOutcome, c: Pick<ParserCase, 'mode'>): 
       if (m.startedAt !== undefined) must(ISO_TIME.test(m.startedAt), `${where}: startedAt ${m.startedAt}`);
       return;
     }
+    if (run.format === 'fio') {
+      must(run.rows.length >= 1, `${where}: a fio run without rows`);
+      return;
+    }
     const continuation = c.mode === 'continuation';
     must(Number.isInteger(run.reports) && run.reports >= 1, `${where}: ${run.reports} reports`);
     must(run.series.length >= 1, `${where}: no series`);
