@@ -90,12 +90,17 @@ export interface Lab {
 
 const DEMO_DIR = packageFile(import.meta.url, 'demo');
 
-/** The demo logs and the keys (and metadata) they are uploaded under. */
+/**
+ * The demo logs and the keys (and metadata) they are uploaded under: the iostat log under its
+ * host's folder, each fio sweep (`<label>.fio-sweep-N.json`) under its device's.
+ */
 export function demoUploads(): { file: string; key: string; metadata: Record<string, string> }[] {
   return readdirSync(DEMO_DIR)
-    .filter((f) => f.endsWith('.txt'))
+    .filter((f) => f.endsWith('.txt') || f.endsWith('.json'))
     .sort()
     .map((file) => {
+      const fio = /^(.+?)\.(fio-.+\.json)$/.exec(file);
+      if (fio) return { file, key: `${fio[1]}/${fio[2]}`, metadata: { tags: 'medium=ssd' } };
       const metadata: Record<string, string> = file.includes('iostat')
         ? { tags: 'interface=SAS;rpm=10000;medium=hdd' }
         : {};

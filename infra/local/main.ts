@@ -49,6 +49,7 @@ export async function runLab(
   out('See what was ingested, and compare two devices:');
   out(`  curl '${e.apiUrl}/uploads'`);
   out(`  curl '${e.apiUrl}/compare?a=scsi2sd_redux&b=scsi2sd_10M_Sync&metric=all'`);
+  out(`  curl '${e.apiUrl}/compare?a=nvme-ssd&b=sata-ssd'      # the demo's fio sweeps, by block size and queue depth`);
   out('Stop with Ctrl-C; a second start on the same data folder finds everything still there.');
   return lab;
 }

@@ -25,6 +25,13 @@ import { MAX_MESSAGE_LENGTH } from '../../shared/ingest/deps.ts';
 import { SUPPORTED_FORMATS } from '../../shared/parsers/errors.ts';
 import { solarisIostatLog, writeIops } from '../../harness/logs.ts';
 import { clientEnv, explain, LabProcess, REPO_ROOT, run, type LabJson, type Ran } from '../../harness/processes.ts';
+import {
+  DEMO_FIO_DEPTHS,
+  DEMO_FIO_DEVICES,
+  DEMO_FIO_RWS,
+  DEMO_FIO_SIZES,
+  demoFioIops,
+} from '../../harness/demo-fio.ts';
 
 const FIXTURES = join(REPO_ROOT, 'test/fixtures');
 const SPACES_FIXTURE = join(FIXTURES, 'linux/linux-sysstat-12.7.5-x.txt');
@@ -35,6 +42,7 @@ const DEMO_KEYS = [
   'irix-indy-300G-10K.diskperf.txt',
   'irix-indy-scsi2sd-10M-sync.diskperf.txt',
   'irix-indy-scsi2sd-redux.diskperf.txt',
+  ...[1, 2, 3].flatMap((n) => [`nvme-ssd/fio-sweep-${n}.json`, `sata-ssd/fio-sweep-${n}.json`]),
   'x4100/solaris-x4100-sas-maxcontig.iostat.txt',
 ];
 
@@ -336,6 +344,20 @@ describe('the local lab, driven by real clients', () => {
         await ratio('x4100/c0t0d0,context~tunefs -a 1 /opt', 'x4100/c0t0d0,context~tunefs -a 32 /opt', 'write_iops')
       )?.toFixed(1),
     ).toBe('71.0');
+    // The fio sweeps: their model's ratio at every point, before each run's few percent of noise.
+    const [nvme, sata] = DEMO_FIO_DEVICES;
+    const modelled = DEMO_FIO_RWS.flatMap((rw) =>
+      DEMO_FIO_DEPTHS.flatMap((qd) =>
+        DEMO_FIO_SIZES.map((bs) => Math.log(demoFioIops(nvme!, rw, bs, qd) / demoFioIops(sata!, rw, bs, qd))),
+      ),
+    );
+    const expected = Math.exp(modelled.reduce((s, x) => s + x, 0) / modelled.length);
+    const fio = await getJson<Comparison>(compareUrl('nvme-ssd', 'sata-ssd'));
+    expect(fio.points).toBe(80);
+    expect(Math.abs(fio.ratio! / expected - 1)).toBeLessThan(0.02);
+    expect(fio.ci!.label).toBe('95% interval over 3 runs a side');
+    expect(fio.ci!.low).toBeLessThan(fio.ratio!);
+    expect(fio.ci!.high).toBeGreaterThan(fio.ratio!);
   });
 
   it('takes `benchdrop upload --wait` (the CLI as a child process) and reports the upload ready', async () => {
