@@ -6,7 +6,15 @@
  * bundle packaged beside it.
  */
 import { DEFAULT_REGION, LAB_CREDENTIALS } from '../shared/config.ts';
-import { METRIC_SPECS } from '../shared/metrics.ts';
+import {
+  DISKPERF_METRICS,
+  FIO_METRICS,
+  IOSTAT_METRICS,
+  LOAD_METRICS,
+  METRIC_GROUPS,
+  METRIC_SPECS,
+  type MetricSpec,
+} from '../shared/metrics.ts';
 import type { FrozenReport } from '../shared/reports.ts';
 
 /** The page's script and style, as esbuild bundles them (build.ts bundlePage). */
@@ -23,8 +31,40 @@ const selectorField = (id: 'a' | 'b') =>
   `<label>${id.toUpperCase()} (selector)<input id="${id}" name="${id}" autocomplete="off" required ` +
   'list="device-labels" aria-describedby="devices-note"></label>';
 
-/** The metric field's choices: every metric spec. */
-const METRIC_OPTIONS = METRIC_SPECS.map((m) => `<option>${m}</option>`).join('');
+/** Where a spec goes in the metric menu: the groups, a format's metrics, or the load (by name only). */
+function menuGroupOf(spec: MetricSpec): { label: string; format?: string } {
+  const among = (list: readonly string[]) => list.includes(spec);
+  if (among(METRIC_GROUPS)) return { label: 'groups' };
+  if (among(LOAD_METRICS)) return { label: 'iostat: the load', format: 'iostat' };
+  if (among(DISKPERF_METRICS)) return { label: 'diskperf', format: 'diskperf' };
+  if (among(IOSTAT_METRICS)) return { label: 'iostat', format: 'iostat' };
+  if (among(FIO_METRICS)) return { label: 'fio', format: 'fio' };
+  return { label: 'other' };
+}
+
+/**
+ * The metric field's choices: every metric spec in its order, in groups by
+ * format (each marked `data-format`, so that the page can leave out the
+ * formats its lab does not hold).
+ */
+function metricOptions(): string {
+  const runs: { label: string; format?: string; specs: MetricSpec[] }[] = [];
+  for (const spec of METRIC_SPECS) {
+    const group = menuGroupOf(spec);
+    const last = runs[runs.length - 1];
+    if (last?.label === group.label) last.specs.push(spec);
+    else runs.push({ ...group, specs: [spec] });
+  }
+  return runs
+    .map(
+      ({ label, format, specs }) =>
+        `<optgroup label="${label}"${format ? ` data-format="${format}"` : ''}>` +
+        `${specs.map((m) => `<option>${m}</option>`).join('')}</optgroup>`,
+    )
+    .join('');
+}
+
+const METRIC_OPTIONS = metricOptions();
 
 /** A table the page fills: a header row of `columns`, and an empty body `bodyId`. */
 const emptyTable = (attributes: string, columns: readonly string[], bodyId: string) =>
@@ -61,8 +101,9 @@ const EMPTY_STATE = `<section id="empty" aria-labelledby="empty-title" hidden>
 </section>`;
 
 /** A wide table in a box of its own that scrolls sideways (and by keyboard), so that the page never does. */
-const scrollBox = (labelledBy: string, table: string) =>
-  `<div class="table-wrap" tabindex="0" role="region" aria-labelledby="${labelledBy}">${table}</div>`;
+const scrollBox = (labelledBy: string, table: string, id?: string) =>
+  `<div${id ? ` id="${id}"` : ''} class="table-wrap" tabindex="0" role="region" aria-labelledby="${labelledBy}">` +
+  `${table}</div>`;
 
 /** The comparison as one table (shared/comparison/table.ts), its footnotes, and the table to download. */
 const TABLE = `<section id="table-section" aria-labelledby="table-title">
@@ -74,12 +115,36 @@ const TABLE = `<section id="table-section" aria-labelledby="table-title">
     <ul id="table-notes" class="notes"></ul>
   </section>`;
 
-/** The charts: by request size (diskperf), or diverging bars (iostat) for performance and then load. */
+/**
+ * fio sweeps: one metric picked, its ratio by block size and by queue depth and
+ * both sides' values by block size; then the latency percentiles side by side.
+ */
+const FIO_CHARTS = `<section id="fio-section" aria-labelledby="fio-title" hidden>
+      <h2 id="fio-title">By block size and queue depth</h2>
+      <form id="fio-controls" aria-label="fio charts">
+        <label>charted<select id="fio-metric"></select></label>
+      </form>
+      <div id="fio-bs-chart" class="chart"></div>
+      <p id="fio-bs-note" class="chart-note" hidden></p>
+      <div id="fio-qd-chart" class="chart"></div>
+      <p id="fio-qd-note" class="chart-note" hidden></p>
+      <div id="fio-abs-chart" class="chart"></div>
+      <p id="fio-abs-note" class="chart-note" hidden></p>
+      <h3 id="fio-pct-title">Latency percentiles side by side</h3>
+      <p id="fio-pct-note" class="chart-note"></p>
+      ${scrollBox('fio-pct-title', '<table id="fio-pct-table"></table>', 'fio-pct-box')}
+    </section>`;
+
+/**
+ * The charts: by request size (diskperf), by block size and queue depth (fio),
+ * or diverging bars (iostat) for performance and then load.
+ */
 const CHARTS = `<section id="charts" aria-label="charts">
     <div id="ratio-chart" class="chart"></div>
     <p id="ratio-note" class="chart-note" hidden></p>
     <div id="abs-chart" class="chart"></div>
     <p id="abs-note" class="chart-note" hidden></p>
+    ${FIO_CHARTS}
     <div id="bar-chart" class="chart"></div>
     <div id="load-chart" class="chart"></div>
   </section>`;

@@ -73,6 +73,24 @@ function renderUploads(page: { uploads: UploadRow[]; next?: string }): void {
     rows.length === 0 ? 'no uploads yet' : page.next === undefined ? count : `the first ${count}; the lab holds more`;
 }
 
+let metricMenu: HTMLOptGroupElement[] | undefined;
+
+/**
+ * The metric menu of a lab whose labels are all listed: the groups, and the
+ * metrics of the formats it holds only (no fio metrics in a lab of diskperf
+ * logs). A lab that holds more labels than listed keeps every metric.
+ */
+function offerMetrics(page: DevicesPage): void {
+  const select = $<HTMLSelectElement>('metric');
+  metricMenu ??= [...select.querySelectorAll('optgroup')];
+  const formats = new Set(page.devices.map((d) => d.format));
+  const held = (group: HTMLOptGroupElement) => {
+    const format = group.dataset['format'];
+    return page.next !== undefined || format === undefined || formats.has(format);
+  };
+  select.replaceChildren(...metricMenu.filter(held));
+}
+
 /**
  * The lab's device labels as suggestions in the selector fields: one page of
  * the largest size (a datalist of hundreds of thousands would stall the page),
@@ -203,6 +221,7 @@ async function loadLab(): Promise<void> {
     return;
   }
   renderDevices(page);
+  offerMetrics(page);
   $('devices-note').hidden = page.devices.length === 0;
   if (page.devices.length === 0) setState('empty');
   else fillAndCompare(page.devices);

@@ -18,8 +18,8 @@ import {
 } from '../shared/comparison/index.ts';
 import { $, el } from './dom.ts';
 
-/** Columns of words (the rest are numbers, right-aligned). */
-const WORD_COLUMN = /^(metric|unit|note|~|.* interval)$/;
+/** Columns of words (the rest are numbers, right-aligned); fio's point (`randread 4k qd1 nj1`) among them. */
+const WORD_COLUMN = /^(metric|unit|note|~|point .*|.* interval)$/;
 /** The notes the table's footnotes hold; the advice and the sentence are the summary's. */
 const FOOTNOTE_KINDS: readonly TableNote['kind'][] = ['point', 'excluded', 'warning'];
 
@@ -52,6 +52,7 @@ function tableBody(t: ComparisonTable): HTMLTableSectionElement {
       tr.dataset['kind'] = r.kind;
       tr.dataset['metric'] = r.metric;
       if (r.reqSize !== undefined) tr.dataset['reqSize'] = String(r.reqSize);
+      if (r.point !== undefined) tr.dataset['point'] = r.point;
       tr.append(...r.cells.map((text, i) => cellOf(t, r, text, i)));
       return tr;
     }),

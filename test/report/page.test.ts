@@ -23,7 +23,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../harness/quiet.ts';
 import { LAB_CREDENTIALS } from '../../shared/config.ts';
-import { LAB_BUCKET, startLab, type Lab } from '../../infra/local/lab.ts';
+import { demoUploads, LAB_BUCKET, startLab, type Lab } from '../../infra/local/lab.ts';
 import { reportHtml } from '../../report/build.ts';
 import type { DevicesPage } from '../../shared/api.ts';
 import { createDocumentClient, createS3Client } from '../../shared/aws.ts';
@@ -95,9 +95,14 @@ describe('the report page', () => {
     expect(await page.locator('#ratio-chart .u-legend').textContent()).toMatch(/fwd_wt 1\.53x.*summary 1\.90x/s);
     expect(await page.locator('#ratio-chart .u-legend').textContent()).not.toContain('--');
     expect(await page.locator('#comparison-table tr.point').count()).toBe(54);
-    await page.locator('#uploads tr').nth(3).waitFor();
-    expect(await page.locator('#uploads tr[data-status="ready"]').count()).toBe(4);
-    expect(await page.textContent('#uploads-status')).toBe('4 uploads');
+    // Every demo log (the diskperf and iostat logs, the fio sweeps) listed, each ready.
+    const demo = demoUploads().length;
+    await page
+      .locator('#uploads tr')
+      .nth(demo - 1)
+      .waitFor();
+    expect(await page.locator('#uploads tr[data-status="ready"]').count()).toBe(demo);
+    expect(await page.textContent('#uploads-status')).toBe(`${demo} uploads`);
     // Every label of the lab, offered in both selector fields.
     await page.locator('#devices-note:not([hidden])').waitFor();
     const labels = (await api<DevicesPage>(`/devices?limit=${MAX_PAGE}`)).devices.map((d) => d.label);
@@ -210,12 +215,11 @@ describe('the report page', () => {
     page.on('request', (r) => void (new URL(r.url()).pathname === '/compare' && compares.push(r.url())));
     await page.goto(lab.endpoints.reportUrl);
     await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
-    // Labels come in label order; the first two diskperf ones of the demo lab.
+    // Labels come in label order: the first, and the next one of its format (the fio sweeps between are passed over).
     const labels = (await api<DevicesPage>(`/devices?limit=${MAX_PAGE}`)).devices;
-    expect(labels.slice(0, 2).map((d) => [d.label, d.format])).toEqual([
-      ['300G_10K_SGI_Indy', 'diskperf'],
-      ['scsi2sd_10M_Sync', 'diskperf'],
-    ]);
+    expect([labels[0]!.label, labels[0]!.format]).toEqual(['300G_10K_SGI_Indy', 'diskperf']);
+    expect(labels[1]!.format).toBe('fio');
+    expect(labels.find((d, i) => i > 0 && d.format === 'diskperf')!.label).toBe('scsi2sd_10M_Sync');
     expect(await page.inputValue('#a')).toBe('300G_10K_SGI_Indy');
     expect(await page.inputValue('#b')).toBe('scsi2sd_10M_Sync');
     expect(await page.inputValue('#metric')).toBe('all');
@@ -509,6 +513,9 @@ describe('the report page of an empty lab', () => {
     expect(await page.isVisible('#empty')).toBe(false);
     expect(await page.isVisible('#controls')).toBe(true);
     expect(await page.locator('#uploads tr[data-status="ready"]').count()).toBe(2);
+    // A lab of diskperf logs only: the metric menu offers the groups and diskperf's metrics, no iostat or fio ones.
+    const groups = await page.locator('#metric optgroup').evaluateAll((gs) => gs.map((g) => g.getAttribute('label')));
+    expect(groups).toEqual(['groups', 'diskperf']);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

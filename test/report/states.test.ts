@@ -1,7 +1,9 @@
 /**
  * Every state of the report page at a desktop's width (1280 px) and a phone's
  * (390 px), in Debian's chromium: a diskperf comparison, an iostat one (its
- * setups side by side and each run's samples over time), a class (a selector
+ * setups side by side and each run's samples over time), a fio one (its
+ * ratios by block size and by queue depth, both sides by block size, and with
+ * metric=latency the percentiles side by side), a class (a selector
  * matching several labels), an empty lab, an error from the API and a request
  * held open (loading). In each: no JavaScript or console error, nothing wider
  * than the viewport but the scrolling table boxes, and a screenshot kept in the
@@ -23,6 +25,9 @@ import { reportHtml } from '../../report/build.ts';
 import type { RunSamples } from '../../shared/api.ts';
 import { compareObservations, type Comparison, type Observation } from '../../shared/compare.ts';
 import { comparisonTable, tableCsv, tableMarkdown } from '../../shared/comparison/table.ts';
+import { blockSizeText } from '../../shared/fio-point.ts';
+import { FIO_METRICS } from '../../shared/metrics.ts';
+import { formatValue } from '../../report/values.ts';
 import { documentWidth, drawnBars, keepScreenshot, launchChromium, pageErrors } from './browser.ts';
 
 const WIDTHS = [1280, 390] as const;
@@ -91,6 +96,46 @@ function expectedTable(c: Comparison) {
     columns: t.columns,
     rows: t.rows.map((r) => ({ kind: r.kind, header: 1, cells: r.cells })),
   };
+}
+
+/** What a fio chart says it drew (`data-series`): its metric, its x values and each line's points. */
+interface DrawnSeries {
+  metric: string;
+  xs: number[];
+  lines: { label: string; points: number }[];
+}
+
+async function drawnSeries(page: Page, chart: string): Promise<DrawnSeries> {
+  return JSON.parse((await page.getAttribute(chart, 'data-series'))!) as DrawnSeries;
+}
+
+/** The demo sweeps' block sizes and queue depths at which a metric was compared, each in order. */
+function sweepOf(c: Comparison, metric: string) {
+  const rows = c.rows.filter((r) => r.metric === metric);
+  const distinct = (values: unknown[]) => [...new Set(values as number[])].sort((x, y) => x - y);
+  return { sizes: distinct(rows.map((r) => r.bs)), depths: distinct(rows.map((r) => r.iodepth)) };
+}
+
+/** The fio charts of one metric: a line per queue depth by block size, per block size by queue depth. */
+async function expectFioCharts(page: Page, c: Comparison, metric: string, rw: string): Promise<void> {
+  const { sizes, depths } = sweepOf(c, metric);
+  expect(depths).toEqual([1, 4, 16, 32]);
+  expect(sizes.length).toBeGreaterThanOrEqual(4);
+  for (const chart of ['#fio-bs-chart', '#fio-qd-chart', '#fio-abs-chart'])
+    expect(await page.locator(`${chart} canvas`).count()).toBe(1);
+  expect(await drawnSeries(page, '#fio-bs-chart')).toEqual({
+    metric,
+    xs: sizes,
+    lines: depths.map((d) => ({ label: `${rw} qd${d} nj1`, points: sizes.length })),
+  });
+  expect(await drawnSeries(page, '#fio-qd-chart')).toEqual({
+    metric,
+    xs: depths,
+    lines: sizes.map((s) => ({ label: `${rw} ${blockSizeText(s)} nj1`, points: depths.length })),
+  });
+  expect((await drawnSeries(page, '#fio-abs-chart')).lines.length).toBe(depths.length);
+  expect(await page.textContent('#fio-bs-note')).toMatch(/^Shaded: each line's 95% interval/);
+  for (const legend of await page.locator('.u-legend').all()) expect(await legend.textContent()).not.toContain('--');
 }
 
 describe.each(WIDTHS)('the report page at %i px', (width) => {
@@ -170,6 +215,79 @@ describe.each(WIDTHS)('the report page at %i px', (width) => {
     expect(await page.textContent('#series-status')).toBe(`${drawn.length} runs drawn`);
     expect(await page.textContent('#series-note')).toMatch(/since-boot report/);
     await settle(page, errors, 'iostat', width);
+  }, 60_000);
+
+  it('a fio comparison: ratio by block size and by queue depth, both sides by block size, a point column', async () => {
+    const query = { a: 'nvme-ssd', b: 'sata-ssd', metric: 'all' };
+    const expected = await api(`/compare?${new URLSearchParams(query)}`);
+    const { page, errors } = await openPage(width);
+    await page.goto(compareUrl(query));
+    await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
+    const table = await drawnTable(page);
+    expect(table).toEqual(expectedTable(expected));
+    const point = table.columns.indexOf('point (rw bs qd jobs)');
+    expect(point).toBe(1);
+    expect(table.rows.map((r) => r.cells[point])).toContain('randread 4k qd1 nj1');
+    // Not diskperf's charts by request size, nor iostat's bars.
+    for (const chart of ['#ratio-chart', '#abs-chart', '#bar-chart', '#load-chart'])
+      expect(await page.locator(`${chart} canvas`).count()).toBe(0);
+    // The form's menu offers fio's metrics in a group of their own; the chart's menu every metric compared.
+    expect(await page.locator('#metric optgroup[label="fio"] option').allTextContents()).toEqual(FIO_METRICS);
+    // Bandwidth charted first.
+    expect(await page.locator('#fio-metric option').allTextContents()).toEqual(expected.metrics);
+    expect(await page.inputValue('#fio-metric')).toBe('fio_read_bw');
+    await expectFioCharts(page, expected, 'fio_read_bw', 'randread');
+    // No percentiles in metric=all: the section says how to see them.
+    expect(await page.isVisible('#fio-pct-box')).toBe(false);
+    expect(await page.textContent('#fio-pct-note')).toMatch(/Choose the latency metric to see p50 to p99\.99/);
+    // Another metric picked: its charts replace the first's.
+    await page.selectOption('#fio-metric', 'fio_write_lat');
+    await expectFioCharts(page, expected, 'fio_write_lat', 'randwrite');
+    expect(await page.textContent('#fio-abs-chart .u-title')).toMatch(/fio_write_lat by block size, us$/);
+    await settle(page, errors, 'fio', width);
+  }, 60_000);
+
+  it('a fio comparison of latency: p50 to p99.99 of both sides side by side at every point', async () => {
+    const query = { a: 'nvme-ssd', b: 'sata-ssd', metric: 'latency' };
+    const expected = await api(`/compare?${new URLSearchParams(query)}`);
+    const { page, errors } = await openPage(width);
+    await page.goto(compareUrl(query));
+    await page.waitForSelector('body[data-state="compared"]', { timeout: 20_000 });
+    expect(await page.inputValue('#fio-metric')).toBe('fio_read_lat');
+    await expectFioCharts(page, expected, 'fio_read_lat', 'randread');
+    const pct = page.locator('#fio-pct-table');
+    expect(await pct.isVisible()).toBe(true);
+    const heads = pct.locator('thead tr');
+    expect(await heads.nth(0).locator('th').allTextContents()).toEqual([
+      'point',
+      'p50',
+      'p90',
+      'p99',
+      'p99.9',
+      'p99.99',
+    ]);
+    expect(await heads.nth(1).locator('th').allTextContents()).toEqual(Array(5).fill(['A', 'B']).flat());
+    // A row per point and direction that has percentiles.
+    const percentiles = expected.rows.filter((r) => /_p\d+(_\d+)?$/.test(r.metric));
+    const rowsOf = new Set(percentiles.map((r) => `${r.metric.split('_')[1]} ${r.point}`));
+    expect(await pct.locator('tbody tr').count()).toBe(rowsOf.size);
+    // One row in full: each side's value, and the better side (lower latency, significant) in bold.
+    const key = 'randread bs=4096 iodepth=1 numjobs=1';
+    const row = pct.locator(`tbody tr[data-point="${key}"]`);
+    expect(await row.locator('th').textContent()).toBe('randread 4k qd1 nj1');
+    const at = ['p50', 'p90', 'p99', 'p99_9', 'p99_99'].map((p) =>
+      percentiles.find((r) => r.point === key && r.metric === `fio_read_${p}`)!,
+    );
+    expect(await row.locator('td').allTextContents()).toEqual(
+      at.flatMap((r) => [formatValue(r.a!), formatValue(r.b!)]),
+    );
+    const bold = await row.locator('td').evaluateAll((cells) => cells.map((c) => c.classList.contains('better')));
+    expect(bold).toEqual(
+      at.flatMap((r) => [r.significant === true && r.ratio! > 1, r.significant === true && r.ratio! < 1]),
+    );
+    expect(bold).toContain(true);
+    expect(await page.textContent('#fio-pct-note')).toMatch(/^Each side's median over its runs/);
+    await settle(page, errors, 'fio-latency', width);
   }, 60_000);
 
   it('a class comparison: a selector of several labels, each run a column of A', async () => {
