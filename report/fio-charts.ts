@@ -66,6 +66,8 @@ const ALONG = {
   bs: {
     chart: 'fio-bs-chart',
     note: 'fio-bs-note',
+    absolute: 'fio-abs-chart',
+    absoluteNote: 'fio-abs-note',
     name: 'block size',
     axis: 'block size (bytes, log2)',
     tick: (x: number) => blockSizeText(x),
@@ -75,6 +77,8 @@ const ALONG = {
   iodepth: {
     chart: 'fio-qd-chart',
     note: 'fio-qd-note',
+    absolute: 'fio-abs-qd-chart',
+    absoluteNote: 'fio-abs-qd-note',
     name: 'queue depth',
     axis: 'queue depth (iodepth, log2)',
     tick: (x: number) => String(x),
@@ -83,8 +87,8 @@ const ALONG = {
   },
 } as const;
 
-const CHARTS = ['fio-bs-chart', 'fio-qd-chart', 'fio-abs-chart'];
-const NOTES = ['fio-bs-note', 'fio-qd-note', 'fio-abs-note'];
+const CHARTS = ['fio-bs-chart', 'fio-qd-chart', 'fio-abs-chart', 'fio-abs-qd-chart'];
+const NOTES = ['fio-bs-note', 'fio-qd-note', 'fio-abs-note', 'fio-abs-qd-note'];
 
 /** The charts of the metric shown, to drop when another is picked. */
 let drawn: uPlot[] = [];
@@ -129,6 +133,7 @@ function drawMetric(c: Comparison, points: readonly ComparisonPoint[], metric: M
   ratioChart(c, sweepOf(mine, metric, 'bs', MOST_LINES));
   ratioChart(c, sweepOf(mine, metric, 'iodepth', MOST_LINES));
   absoluteChart(c, sweepOf(mine, metric, 'bs', MOST_ABSOLUTE_LINES));
+  absoluteChart(c, sweepOf(mine, metric, 'iodepth', MOST_ABSOLUTE_LINES));
 }
 
 /** A metric's points (in sweep order) as lines along one axis, the first `most` of them. */
@@ -230,19 +235,20 @@ function ratioMarks(u: uPlot, sweep: Sweep): void {
 
 /** Both sides' values along block size, A solid and B dashed, each side's spread over runs shaded. */
 function absoluteChart(c: Comparison, sweep: Sweep): void {
-  const container = $('fio-abs-chart');
+  const along = ALONG[sweep.along];
+  const container = $(along.absolute);
   container.replaceChildren();
-  if (sweep.xs.length < 2) return say('fio-abs-note', noCurve(sweep));
+  if (sweep.xs.length < 2) return say(along.absoluteNote, noCurve(sweep));
   const { unit, direction } = METRICS[sweep.metric];
   const options: uPlot.Options = {
-    title: `A ${c.a.label} (solid) and B ${c.b.label} (dashed): ${sweep.metric} by block size, ${unit}`,
+    title: `A ${c.a.label} (solid) and B ${c.b.label} (dashed): ${sweep.metric} by ${along.name}, ${unit}`,
     width: chartWidth(container),
     height: HEIGHT,
     legend: STILL_LEGEND,
     scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
     axes: [sweepAxis(sweep), { label: `${unit} (log)` }],
     series: [
-      { label: 'block size' },
+      { label: along.name },
       ...sweep.lines.flatMap((l, i) => [
         { label: `A ${l.label}`, stroke: colorOf(i), width: 2, spanGaps: true },
         { label: `B ${l.label}`, stroke: colorOf(i), width: 1.5, dash: [6, 4], spanGaps: true },
@@ -256,7 +262,10 @@ function absoluteChart(c: Comparison, sweep: Sweep): void {
   ];
   show(options, data, container, sweep);
   const better = direction === 'higher-better' ? 'higher is better' : 'lower is better';
-  say('fio-abs-note', `Each line: a side's median over its runs (${better}); ${spreadSaid(sweep)}${capSaid(sweep)}`);
+  say(
+    along.absoluteNote,
+    `Each line: a side's median over its runs (${better}); ${spreadSaid(sweep)}${capSaid(sweep)}`,
+  );
 }
 
 function spreadBands(u: uPlot, sweep: Sweep): void {

@@ -117,7 +117,7 @@ const TABLE = `<section id="table-section" aria-labelledby="table-title">
 
 /**
  * fio sweeps: one metric picked, its ratio by block size and by queue depth and
- * both sides' values by block size; then the latency percentiles side by side.
+ * both sides' values by each; then the latency percentiles side by side.
  */
 const FIO_CHARTS = `<section id="fio-section" aria-labelledby="fio-title" hidden>
       <h2 id="fio-title">By block size and queue depth</h2>
@@ -130,6 +130,8 @@ const FIO_CHARTS = `<section id="fio-section" aria-labelledby="fio-title" hidden
       <p id="fio-qd-note" class="chart-note" hidden></p>
       <div id="fio-abs-chart" class="chart"></div>
       <p id="fio-abs-note" class="chart-note" hidden></p>
+      <div id="fio-abs-qd-chart" class="chart"></div>
+      <p id="fio-abs-qd-note" class="chart-note" hidden></p>
       <h3 id="fio-pct-title">Latency percentiles side by side</h3>
       <p id="fio-pct-note" class="chart-note"></p>
       ${scrollBox('fio-pct-title', '<table id="fio-pct-table"></table>', 'fio-pct-box')}

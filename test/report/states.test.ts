@@ -116,12 +116,15 @@ function sweepOf(c: Comparison, metric: string) {
   return { sizes: distinct(rows.map((r) => r.bs)), depths: distinct(rows.map((r) => r.iodepth)) };
 }
 
-/** The fio charts of one metric: a line per queue depth by block size, per block size by queue depth. */
+/**
+ * The fio charts of one metric: a line per queue depth by block size, per block size by queue depth,
+ * as ratios and as both sides' values.
+ */
 async function expectFioCharts(page: Page, c: Comparison, metric: string, rw: string): Promise<void> {
   const { sizes, depths } = sweepOf(c, metric);
   expect(depths).toEqual([1, 4, 16, 32]);
   expect(sizes.length).toBeGreaterThanOrEqual(4);
-  for (const chart of ['#fio-bs-chart', '#fio-qd-chart', '#fio-abs-chart'])
+  for (const chart of ['#fio-bs-chart', '#fio-qd-chart', '#fio-abs-chart', '#fio-abs-qd-chart'])
     expect(await page.locator(`${chart} canvas`).count()).toBe(1);
   expect(await drawnSeries(page, '#fio-bs-chart')).toEqual({
     metric,
@@ -134,6 +137,13 @@ async function expectFioCharts(page: Page, c: Comparison, metric: string, rw: st
     lines: sizes.map((s) => ({ label: `${rw} ${blockSizeText(s)} nj1`, points: depths.length })),
   });
   expect((await drawnSeries(page, '#fio-abs-chart')).lines.length).toBe(depths.length);
+  // Both sides by queue depth: the first block sizes, their depths each.
+  const byDepth = await drawnSeries(page, '#fio-abs-qd-chart');
+  expect(byDepth.xs).toEqual(depths);
+  expect(byDepth.lines.map((l) => l.label)).toEqual(
+    sizes.slice(0, byDepth.lines.length).map((s) => `${rw} ${blockSizeText(s)} nj1`),
+  );
+  expect(byDepth.lines.length).toBe(Math.min(sizes.length, 5));
   expect(await page.textContent('#fio-bs-note')).toMatch(/^Shaded: each line's 95% interval/);
   for (const legend of await page.locator('.u-legend').all()) expect(await legend.textContent()).not.toContain('--');
 }
@@ -244,6 +254,7 @@ describe.each(WIDTHS)('the report page at %i px', (width) => {
     await page.selectOption('#fio-metric', 'fio_write_lat');
     await expectFioCharts(page, expected, 'fio_write_lat', 'randwrite');
     expect(await page.textContent('#fio-abs-chart .u-title')).toMatch(/fio_write_lat by block size, us$/);
+    expect(await page.textContent('#fio-abs-qd-chart .u-title')).toMatch(/fio_write_lat by queue depth, us$/);
     await settle(page, errors, 'fio', width);
   }, 60_000);
 
