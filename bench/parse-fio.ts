@@ -8,7 +8,7 @@
  *   2. bundle bench/fio-entry.ts and bench/count-lines-entry.ts with esbuild, so the
  *      measured processes are plain `node` with no TypeScript loader;
  *   3. per file, after one untimed warm-up read, N rounds (default 3) of: Node
- *      counting '\n' (the read limit) and the fio entry (parseFioChunks over the
+ *      counting '\n' (the read limit) and the fio entry (parseStream over the
  *      file's chunks), each a fresh process; medians reported, and the entry's
  *      peak RSS (its VmHWM), then once more with --max-semi-space-size=1;
  *   4. check the entry found every job and the IOPS the generator wrote; exit 1 if not.
@@ -22,7 +22,17 @@
  */
 import '../shared/node-support-notice.ts';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { numberArg } from './args.ts';
@@ -100,6 +110,8 @@ function ensureJsonPlus(sizeMB: number): Generated {
   const facts = `${path}.facts.json`;
   if (existsSync(path) && existsSync(facts)) return JSON.parse(readFileSync(facts, 'utf8')) as Generated;
   const partial = `${path}.partial`;
+  // Run alone (npx tsx bench/parse-fio.ts), nothing has made bench/out/ yet.
+  mkdirSync(OUT_DIR, { recursive: true });
   const fd = openSync(partial, 'w');
   const random = new Prng(18);
   let bytes = writeSync(fd, '{\n  "fio version" : "fio-3.36",\n  "timestamp" : 1733220000,\n  "jobs" : [\n');

@@ -19,11 +19,10 @@ import type { Format, ParsedFile, Run } from '../model.ts';
 import type { DetectedFormat } from './detect.ts';
 import { DetectingParser } from './detecting-parser.ts';
 import { InternalParseError, isParseError, ParseError } from './errors.ts';
-import type { FioJob } from './fio-record.ts';
 import { inputBytes, type ByteSource } from './input.ts';
 import { LineSplitter } from './lines.ts';
 import { parseFioChunks, showsFio } from './fio.ts';
-import { fioRuns } from './fio-run.ts';
+import { FioRunBuilder } from './fio-run.ts';
 import { DETECT_MAX_LINES, detectLine } from './detect.ts';
 import type { OpenReport, ParserOptions } from './types.ts';
 
@@ -197,16 +196,39 @@ function fioShown(text: string, whole: boolean): boolean | undefined {
 /** fio's output when a line shows one of its styles before any line shows another format. */
 export const isFioOutput = (head: string): boolean => fioShown(head, true) ?? false;
 
-/** A fio output: its jobs, then one run of them through onRun. */
+/** A fio output: its runs through onRun, built a job at a time (FioRunBuilder). */
 async function parseFio(chunks: AsyncIterable<Buffer>, options: ParserOptions): Promise<{ lines: number }> {
-  const jobs: FioJob[] = [];
+  const builder = new FioRunBuilder();
   let at = 0;
   try {
-    return await fioRunsOf(fromInput(chunks), options, jobs, (line) => (at = line));
+    const parsed = await parseFioChunks(fromInput(chunks), {
+      source: options.source,
+      onJob: (job) => {
+        at = job.line;
+        builder.add(job);
+      },
+    });
+    at = parsed.lines;
+    const runs = builder.runs(parsed, parsed.lines);
+    if (runs.length === 0) throw nothingMeasured(builder, options.source);
+    for (const run of runs) options.onRun(run);
+    return parsed;
   } catch (error) {
     if (error instanceof FromInput) throw error.error;
     throw parsingFailure(error, options.source, at);
   }
+}
+
+function nothingMeasured(builder: FioRunBuilder, source: string): ParseError {
+  const why = builder.first.map(
+    (j) => `job "${j.name}" ${j.error !== 0 ? `failed with error ${j.error}` : 'did no I/O'}`,
+  );
+  return new ParseError({
+    source,
+    line: builder.first[0]?.line ?? 0,
+    problem: `no job of this fio output measured anything (${why.join('; ')})`,
+    expected: 'a fio output with at least one job that ran without an error and did I/O',
+  });
 }
 
 /** An error of reading the input, marked on its way out through the parser: it passes as it is. */
@@ -220,35 +242,6 @@ async function* fromInput(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer>
   } catch (error) {
     throw new FromInput(error);
   }
-}
-
-/** The jobs of a fio output, then its runs through onRun (whose errors come out marked as the caller's). */
-async function fioRunsOf(
-  chunks: AsyncIterable<Buffer>,
-  options: ParserOptions,
-  jobs: FioJob[],
-  reached: (line: number) => void,
-): Promise<{ lines: number }> {
-  const parsed = await parseFioChunks(chunks, {
-    source: options.source,
-    onJob: (job) => {
-      reached(job.line);
-      jobs.push(job);
-    },
-  });
-  reached(parsed.lines);
-  const runs = fioRuns(jobs, parsed, parsed.lines);
-  if (runs.length === 0) {
-    const why = jobs.map((j) => `job "${j.name}" ${j.error !== 0 ? `failed with error ${j.error}` : 'did no I/O'}`);
-    throw new ParseError({
-      source: options.source,
-      line: jobs[0]?.line ?? 0,
-      problem: `no job of this fio output measured anything (${why.slice(0, 3).join('; ')})`,
-      expected: 'a fio output with at least one job that ran without an error and did I/O',
-    });
-  }
-  for (const run of runs) options.onRun(run);
-  return parsed;
 }
 
 /** Parse text already in memory (tests, small pastes). */

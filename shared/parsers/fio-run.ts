@@ -84,19 +84,6 @@ function mergeInto(row: FioRow, values: Partial<Record<FioMetric, number>>): boo
   return droppedPercentiles;
 }
 
-function describingOptions(jobs: readonly FioJob[]): Record<string, string> | undefined {
-  const options: Record<string, string> = {};
-  for (const name of DESCRIBING) {
-    const seen = new Set<string>();
-    for (const job of jobs) {
-      const v = job.options[name];
-      if (v !== undefined) seen.add(typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
-    }
-    if (seen.size > 0) options[name] = [...seen].join(', ');
-  }
-  return Object.keys(options).length > 0 ? options : undefined;
-}
-
 /** A job's row, before it is placed in a run. */
 interface Measured {
   key: string;
@@ -106,35 +93,28 @@ interface Measured {
   results: number;
 }
 
-/** The jobs that measured something, as rows; the others are warned about. */
-function measured(jobs: readonly FioJob[], warnings: ParseWarning[]): Measured[] {
-  const out: Measured[] = [];
-  const fromClients = jobs.some((j) => j.client !== undefined);
-  for (const job of jobs) {
-    // A `--client` run's sum of its hosts: the hosts' own results are the rows (and add up the same).
-    if (fromClients && job.name === ALL_CLIENTS && job.client === undefined) continue;
-    if (job.error !== 0) {
-      const why = job.errorText !== undefined ? ` (${job.errorText})` : '';
-      warnings.push({ line: job.line, message: `job "${job.name}" failed with error ${job.error}${why}: left out` });
-      continue;
-    }
-    const moved = job.directions.filter(didIo);
-    if (moved.length === 0) {
-      warnings.push({ line: job.line, message: `job "${job.name}" did no I/O: left out` });
-      continue;
-    }
-    const values: Partial<Record<FioMetric, number>> = Object.assign({}, ...moved.map(directionValues));
-    const point = fioPointOfJob(job);
-    const row: FioRow = {
-      point,
-      job: job.name,
-      ...(job.client !== undefined ? { client: job.client } : {}),
-      line: job.line,
-      values,
-    };
-    out.push({ key: fioPointKey(point), row, job, results: 1 });
+/** A job that measured something as a row; the others are warned about (undefined). */
+function measure(job: FioJob, warnings: ParseWarning[]): Measured | undefined {
+  if (job.error !== 0) {
+    const why = job.errorText !== undefined ? ` (${job.errorText})` : '';
+    warnings.push({ line: job.line, message: `job "${job.name}" failed with error ${job.error}${why}: left out` });
+    return undefined;
   }
-  return out;
+  const moved = job.directions.filter(didIo);
+  if (moved.length === 0) {
+    warnings.push({ line: job.line, message: `job "${job.name}" did no I/O: left out` });
+    return undefined;
+  }
+  const values: Partial<Record<FioMetric, number>> = Object.assign({}, ...moved.map(directionValues));
+  const point = fioPointOfJob(job);
+  const row: FioRow = {
+    point,
+    job: job.name,
+    ...(job.client !== undefined ? { client: job.client } : {}),
+    line: job.line,
+    values,
+  };
+  return { key: fioPointKey(point), row, job, results: 1 };
 }
 
 /**
@@ -151,20 +131,6 @@ function resultsPerRow(block: readonly Measured[]): number {
   const processes = job.processes ?? (block.length % numjobs === 0 ? 1 : numjobs);
   const per = Math.floor(numjobs / Math.max(1, processes));
   return per > 1 && block.length % per === 0 ? per : 1;
-}
-
-/** The results of one job in a row at one point, each group of resultsPerRow of them one row. */
-function mergeClones(rows: readonly Measured[], warnings: ParseWarning[]): Measured[] {
-  const out: Measured[] = [];
-  for (let i = 0; i < rows.length;) {
-    let end = i + 1;
-    while (end < rows.length && rows[end]!.key === rows[i]!.key) end++;
-    const run = rows.slice(i, end);
-    const per = resultsPerRow(run);
-    for (let at = 0; at < run.length; at += per) out.push(combined(run.slice(at, at + per), warnings));
-    i = end;
-  }
-  return out;
 }
 
 /** One row of these results: the one's own, or their figures combined, with a warning saying how. */
@@ -189,54 +155,109 @@ function combined(block: readonly Measured[], warnings: ParseWarning[]): Measure
   return first;
 }
 
+/** A placed row: its point's key, and how many results it stands for. */
+type Placed = Pick<Measured, 'key' | 'row' | 'results'>;
+
 /**
- * The runs of a whole fio output: its jobs by point, with what the output says of itself. A
+ * The runs of a fio output, built a job at a time as the parser reads them: only the results
+ * at the point being read stay whole (they may be clones to combine); the rest are rows. A
  * point met again starts the next run (the same job file run again, or a loop over a sweep):
  * run k holds the k-th result of each point, and the runs are the replicates of a comparison.
  */
-export function fioRuns(jobs: readonly FioJob[], output: FioOutput, lastLine: number): FioRun[] {
-  const warnings: ParseWarning[] = [];
-  const rows = mergeClones(measured(jobs, warnings), warnings);
-  const byRun: FioRow[][] = [];
-  const results: number[] = [];
-  const seen = new Map<string, number>();
-  for (const { key, row, results: n } of rows) {
-    const k = seen.get(key) ?? 0;
-    seen.set(key, k + 1);
-    (byRun[k] ??= []).push(row);
-    results[k] = (results[k] ?? 0) + n;
+export class FioRunBuilder {
+  private readonly warnings: ParseWarning[] = [];
+  private block: Measured[] = [];
+  private readonly placed: Placed[] = [];
+  private readonly options = new Map<string, Set<string>>();
+  private readonly clients = new Set<string>();
+  /** The first jobs read, for a message when none measured anything. */
+  readonly first: Pick<FioJob, 'name' | 'error' | 'line'>[] = [];
+
+  add(job: FioJob): void {
+    if (this.first.length < 3) this.first.push({ name: job.name, error: job.error, line: job.line });
+    // A `--client` run's sum of its hosts (after them): the hosts' own results are the rows.
+    if (this.clients.size > 0 && job.name === ALL_CLIENTS && job.client === undefined) return;
+    if (job.client !== undefined) this.clients.add(job.client);
+    this.noteOptions(job);
+    const m = measure(job, this.warnings);
+    if (m === undefined) return;
+    if (this.block.length > 0 && this.block[0]!.key !== m.key) this.placeBlock();
+    this.block.push(m);
   }
-  const clients = [...new Set(jobs.flatMap((j) => (j.client !== undefined ? [j.client] : [])))];
-  const options = describingOptions(jobs);
-  const meta: FioMeta = {
-    ...(output.version !== undefined ? { version: output.version } : {}),
-    ...(output.host !== undefined ? { host: output.host } : {}),
-    ...(output.time !== undefined ? { time: output.time } : {}),
-    ...(options !== undefined ? { options } : {}),
-    jobs: 0,
-    ...(clients.length > 0 ? { clients } : {}),
-  };
-  return byRun.map((kept, index) => {
-    const carried = new Set(kept.flatMap((r) => Object.keys(r.values)));
-    const lines = kept.map((r) => r.line);
-    const next = byRun[index + 1]?.reduce((low, r) => Math.min(low, r.line), lastLine);
+
+  /** Every run, once the output has been read to its last line. */
+  runs(output: FioOutput, lastLine: number): FioRun[] {
+    this.placeBlock();
+    const byRun: FioRow[][] = [];
+    const results: number[] = [];
+    const seen = new Map<string, number>();
+    for (const { key, row, results: n } of this.placed) {
+      const k = seen.get(key) ?? 0;
+      seen.set(key, k + 1);
+      (byRun[k] ??= []).push(row);
+      results[k] = (results[k] ?? 0) + n;
+    }
+    const meta = this.metaOf(output);
+    return byRun.map((kept, index) => {
+      const carried = new Set(kept.flatMap((r) => Object.keys(r.values)));
+      const lines = kept.map((r) => r.line);
+      const last = Math.max(...lines);
+      const next = byRun[index + 1]?.reduce((low, r) => Math.min(low, r.line), lastLine);
+      const endLine = next !== undefined && next > last ? next - 1 : index === byRun.length - 1 ? lastLine : last;
+      return {
+        format: 'fio',
+        index,
+        name: kept[0]!.job || output.host || 'fio',
+        context: [],
+        startLine: Math.min(...lines),
+        endLine,
+        warnings: index === 0 ? this.warnings : [],
+        dialect: `fio-${output.style}`,
+        meta: { ...meta, jobs: results[index]! },
+        columns: FIO_METRICS.filter((m) => carried.has(m)),
+        rows: kept,
+      };
+    });
+  }
+
+  /** The results at the point just read, as rows: each group of resultsPerRow of them one. */
+  private placeBlock(): void {
+    const block = this.block;
+    if (block.length === 0) return;
+    this.block = [];
+    const per = resultsPerRow(block);
+    for (let at = 0; at < block.length; at += per) {
+      const { key, row, results } = combined(block.slice(at, at + per), this.warnings);
+      this.placed.push({ key, row, results });
+    }
+  }
+
+  private noteOptions(job: FioJob): void {
+    for (const name of DESCRIBING) {
+      const v = job.options[name];
+      if (v === undefined) continue;
+      let seen = this.options.get(name);
+      if (seen === undefined) this.options.set(name, (seen = new Set()));
+      seen.add(typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+    }
+  }
+
+  private metaOf(output: FioOutput): FioMeta {
+    const options = Object.fromEntries([...this.options].map(([name, seen]) => [name, [...seen].join(', ')]));
     return {
-      format: 'fio',
-      index,
-      name: kept[0]!.job || output.host || 'fio',
-      context: [],
-      startLine: Math.min(...lines),
-      endLine:
-        next !== undefined && next > Math.max(...lines)
-          ? next - 1
-          : index === byRun.length - 1
-            ? lastLine
-            : Math.max(...lines),
-      warnings: index === 0 ? warnings : [],
-      dialect: `fio-${output.style}`,
-      meta: { ...meta, jobs: results[index]! },
-      columns: FIO_METRICS.filter((m) => carried.has(m)),
-      rows: kept,
+      ...(output.version !== undefined ? { version: output.version } : {}),
+      ...(output.host !== undefined ? { host: output.host } : {}),
+      ...(output.time !== undefined ? { time: output.time } : {}),
+      ...(this.options.size > 0 ? { options } : {}),
+      jobs: 0,
+      ...(this.clients.size > 0 ? { clients: [...this.clients] } : {}),
     };
-  });
+  }
+}
+
+/** The runs of a whole fio output's jobs (FioRunBuilder, for jobs already in hand). */
+export function fioRuns(jobs: readonly FioJob[], output: FioOutput, lastLine: number): FioRun[] {
+  const builder = new FioRunBuilder();
+  for (const job of jobs) builder.add(job);
+  return builder.runs(output, lastLine);
 }

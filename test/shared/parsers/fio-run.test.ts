@@ -288,8 +288,8 @@ describe('fio runs from normal output', () => {
           'error=No such file or directory): left out',
       },
     ]);
-    // Every job fio reported is counted, those left out too; the options of all of them are described.
-    expect(runs[0]!.meta.jobs).toBe(3);
+    // The run counts the job results its rows hold; the options of every job are described.
+    expect(runs[0]!.meta.jobs).toBe(1);
     expect(runs[0]!.meta.options).toEqual({ ioengine: 'libaio, psync' });
     // The run starts on the job it kept.
     expect(runs[0]!.startLine).toBe(lineOf(failing, 'good: (groupid'));
@@ -458,11 +458,12 @@ describe('a point met again starts the next run', () => {
       );
       expect(run.rows.map((r) => r.line)).toEqual(lines.slice(3 * k, 3 * k + 3));
       expect(run.startLine).toBe(lines[3 * k]);
-      expect(run.endLine).toBe(k === 2 ? LAST_LINE : lines[3 * k + 2]);
+      // A run ends where the next begins, the last at the output's end.
+      expect(run.endLine).toBe(k === 2 ? LAST_LINE : lines[3 * k + 3]! - 1);
       expect(run.name).toBe('randread-4k-qd1');
       expect(run.meta).toEqual(runs[0]!.meta);
+      expect(run.meta.jobs).toBe(3);
     }
-    expect(runs[0]!.meta.jobs).toBe(9);
   });
 
   it('reads documents one after the other as runs', () => {
