@@ -15,6 +15,7 @@
  * are, and so do the caller's own errors thrown from onRun or onIostatSample,
  * unless they are JavaScript's own bug types (TypeError, RangeError, ...).
  */
+import { StringDecoder } from 'node:string_decoder';
 import type { Format, ParsedFile, Run } from '../model.ts';
 import type { DetectedFormat } from './detect.ts';
 import { DetectingParser } from './detecting-parser.ts';
@@ -153,10 +154,10 @@ async function readAhead(
   size: number,
 ): Promise<{ fio: boolean; chunks: () => AsyncGenerator<Buffer> }> {
   const first: Buffer[] = [];
+  const sniffer = new FormatSniffer();
   let length = 0;
   let done = false;
-  let fio: boolean | undefined;
-  while (fio === undefined && length < size) {
+  while (sniffer.fio === undefined && length < size) {
     const next = await bytes.next();
     if (next.done === true) {
       done = true;
@@ -164,9 +165,9 @@ async function readAhead(
     }
     first.push(Buffer.from(next.value));
     length += next.value.length;
-    fio = fioShown(Buffer.concat(first).toString('utf8'), false);
+    sniffer.push(next.value);
   }
-  if (fio === undefined) fio = fioShown(Buffer.concat(first).toString('utf8'), true) ?? false;
+  const fio = sniffer.end();
   async function* chunks(): AsyncGenerator<Buffer> {
     try {
       yield* first;
@@ -180,21 +181,54 @@ async function readAhead(
 }
 
 /**
- * Whether the first line of the text that shows a format shows fio's (undefined: no whole
- * line shows one yet; `whole`: the text is all there is, its last line complete too).
+ * Whether the first line that shows a format shows fio's, told line by line as bytes come:
+ * each line looked at once (a source of one-byte chunks costs no more than one of 256 KiB).
  */
-function fioShown(text: string, whole: boolean): boolean | undefined {
-  const lines = text.split(/\r\n|\n|\r/);
-  if (!whole) lines.pop();
-  for (const line of lines.slice(0, DETECT_MAX_LINES)) {
-    if (showsFio(line)) return true;
-    if (detectLine(line) !== undefined) return false;
+export class FormatSniffer {
+  /** undefined while no whole line has shown a format. */
+  fio: boolean | undefined;
+  private readonly decoder = new StringDecoder('utf8');
+  private pending = '';
+  /** Lines looked at so far. */
+  lines = 0;
+
+  push(chunk: Buffer): void {
+    if (this.fio !== undefined) return;
+    const text = this.decoder.write(chunk);
+    // No line ends in it: the line goes on (split only where there is something to split).
+    if (!/[\r\n]/.test(text) && !this.pending.endsWith('\r')) {
+      this.pending += text;
+      return;
+    }
+    let all = this.pending + text;
+    // A CR at the end may be the first half of a CRLF: it waits for the next chunk.
+    const cr = all.endsWith('\r');
+    if (cr) all = all.slice(0, -1);
+    const parts = all.split(/\r\n|\n|\r/);
+    this.pending = parts.pop()! + (cr ? '\r' : '');
+    for (const line of parts) if (this.look(line)) return;
   }
-  return lines.length >= DETECT_MAX_LINES ? false : undefined;
+
+  /** The answer at the end of what was read: the last, unfinished line looked at too. */
+  end(): boolean {
+    if (this.fio === undefined) this.look((this.pending + this.decoder.end()).replace(/\r$/, ''));
+    return this.fio ?? false;
+  }
+
+  private look(line: string): boolean {
+    if (++this.lines > DETECT_MAX_LINES) this.fio = false;
+    else if (showsFio(line)) this.fio = true;
+    else if (detectLine(line) !== undefined) this.fio = false;
+    return this.fio !== undefined;
+  }
 }
 
 /** fio's output when a line shows one of its styles before any line shows another format. */
-export const isFioOutput = (head: string): boolean => fioShown(head, true) ?? false;
+export function isFioOutput(head: string): boolean {
+  const sniffer = new FormatSniffer();
+  sniffer.push(Buffer.from(head, 'utf8'));
+  return sniffer.end();
+}
 
 /** A fio output: its runs through onRun, built a job at a time (FioRunBuilder). */
 async function parseFio(chunks: AsyncIterable<Buffer>, options: ParserOptions): Promise<{ lines: number }> {

@@ -38,6 +38,7 @@ import {
   type FioParserOptions,
   type FioPercentile,
 } from './fio-record.ts';
+import { epochSecondsIso } from './timestamps.ts';
 
 type Json = Record<string, unknown>;
 
@@ -369,7 +370,9 @@ class FioJsonParser implements FioLineParser {
     const first = this.headers[0] ?? {};
     const header: FioHeader = {};
     if (typeof first['fio version'] === 'string') header.version = first['fio version'];
-    if (typeof first['timestamp'] === 'number') header.time = new Date(first['timestamp'] * 1000).toISOString();
+    // A timestamp outside any real date (a damaged document) dates nothing.
+    const time = typeof first['timestamp'] === 'number' ? epochSecondsIso(first['timestamp']) : undefined;
+    if (time !== undefined) header.time = time;
     return header;
   }
 }

@@ -19,6 +19,7 @@ import { FIO_METRICS, fioMetric, type FioMetric } from '../metrics.ts';
 import type { FioMeta, FioRow, FioRun, ParseWarning } from '../model.ts';
 import type { FioOutput } from './fio.ts';
 import { FIO_PERCENTILES, type FioDirectionResult, type FioJob, type FioPercentile } from './fio-record.ts';
+import { MAX_WARNINGS } from './types.ts';
 
 /** fio's defaults for the options a point is made of, where a job file leaves them out. */
 const FIO_DEFAULTS = { bs: 4096, iodepth: 1, numjobs: 1 } as const;
@@ -84,6 +85,9 @@ function mergeInto(row: FioRow, values: Partial<Record<FioMetric, number>>): boo
   return droppedPercentiles;
 }
 
+/** Where a warning goes: the builder keeps MAX_WARNINGS, and counts the rest. */
+type Warn = (warning: ParseWarning) => void;
+
 /** A job's row, before it is placed in a run. */
 interface Measured {
   key: string;
@@ -94,15 +98,15 @@ interface Measured {
 }
 
 /** A job that measured something as a row; the others are warned about (undefined). */
-function measure(job: FioJob, warnings: ParseWarning[]): Measured | undefined {
+function measure(job: FioJob, warn: Warn): Measured | undefined {
   if (job.error !== 0) {
     const why = job.errorText !== undefined ? ` (${job.errorText})` : '';
-    warnings.push({ line: job.line, message: `job "${job.name}" failed with error ${job.error}${why}: left out` });
+    warn({ line: job.line, message: `job "${job.name}" failed with error ${job.error}${why}: left out` });
     return undefined;
   }
   const moved = job.directions.filter(didIo);
   if (moved.length === 0) {
-    warnings.push({ line: job.line, message: `job "${job.name}" did no I/O: left out` });
+    warn({ line: job.line, message: `job "${job.name}" did no I/O: left out` });
     return undefined;
   }
   const values: Partial<Record<FioMetric, number>> = Object.assign({}, ...moved.map(directionValues));
@@ -134,7 +138,7 @@ function resultsPerRow(block: readonly Measured[]): number {
 }
 
 /** One row of these results: the one's own, or their figures combined, with a warning saying how. */
-function combined(block: readonly Measured[], warnings: ParseWarning[]): Measured {
+function combined(block: readonly Measured[], warn: Warn): Measured {
   if (block.length === 1) return block[0]!;
   const first = {
     ...block[0]!,
@@ -144,7 +148,7 @@ function combined(block: readonly Measured[], warnings: ParseWarning[]): Measure
   let dropped = false;
   for (const m of block.slice(1)) dropped = mergeInto(first.row, m.row.values) || dropped;
   const clients = new Set(block.map((m) => m.job.client)).size === block.length;
-  warnings.push({
+  warn({
     line: first.row.line,
     message:
       `${block.length} results of one job at one point (${first.row.job}: ` +
@@ -166,6 +170,11 @@ type Placed = Pick<Measured, 'key' | 'row' | 'results'>;
  */
 export class FioRunBuilder {
   private readonly warnings: ParseWarning[] = [];
+  private suppressed = 0;
+  private readonly warn: Warn = (warning) => {
+    if (this.warnings.length < MAX_WARNINGS) this.warnings.push(warning);
+    else this.suppressed++;
+  };
   private block: Measured[] = [];
   private readonly placed: Placed[] = [];
   private readonly options = new Map<string, Set<string>>();
@@ -179,7 +188,7 @@ export class FioRunBuilder {
     if (this.clients.size > 0 && job.name === ALL_CLIENTS && job.client === undefined) return;
     if (job.client !== undefined) this.clients.add(job.client);
     this.noteOptions(job);
-    const m = measure(job, this.warnings);
+    const m = measure(job, this.warn);
     if (m === undefined) return;
     if (this.block.length > 0 && this.block[0]!.key !== m.key) this.placeBlock();
     this.block.push(m);
@@ -198,6 +207,8 @@ export class FioRunBuilder {
       results[k] = (results[k] ?? 0) + n;
     }
     const meta = this.metaOf(output);
+    const warnings = [...this.warnings];
+    if (this.suppressed > 0) warnings.push({ line: lastLine, message: `${this.suppressed} more warnings not shown` });
     return byRun.map((kept, index) => {
       const carried = new Set(kept.flatMap((r) => Object.keys(r.values)));
       const lines = kept.map((r) => r.line);
@@ -211,7 +222,7 @@ export class FioRunBuilder {
         context: [],
         startLine: Math.min(...lines),
         endLine,
-        warnings: index === 0 ? this.warnings : [],
+        warnings: index === 0 ? warnings : [],
         dialect: `fio-${output.style}`,
         meta: { ...meta, jobs: results[index]! },
         columns: FIO_METRICS.filter((m) => carried.has(m)),
@@ -227,7 +238,7 @@ export class FioRunBuilder {
     this.block = [];
     const per = resultsPerRow(block);
     for (let at = 0; at < block.length; at += per) {
-      const { key, row, results } = combined(block.slice(at, at + per), this.warnings);
+      const { key, row, results } = combined(block.slice(at, at + per), this.warn);
       this.placed.push({ key, row, results });
     }
   }

@@ -39,6 +39,14 @@ const MONTH_NAMES = [
 /** A timestamp: its ISO 8601 form, or why its date is impossible. */
 export type Timestamp = { iso: string } | { invalid: string };
 
+/** Seconds since 1970 (fio's `timestamp`) as ISO 8601, when they fall within YEARS; else undefined. */
+export function epochSecondsIso(seconds: number): string | undefined {
+  const ms = seconds * 1000;
+  if (!Number.isFinite(ms)) return undefined;
+  const year = new Date(Math.min(Math.max(ms, -8.64e15), 8.64e15)).getUTCFullYear();
+  return year >= YEARS.first && year <= YEARS.last ? new Date(ms).toISOString() : undefined;
+}
+
 function iso(year: number, month: number, day: number, h: number, m: number, s: number, zone = ''): Timestamp {
   if (month < 1 || month > 12) return { invalid: `month ${month}` };
   const days = new Date(Date.UTC(year, month, 0)).getUTCDate();

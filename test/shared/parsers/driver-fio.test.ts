@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fioJson } from '../../../harness/fio-output.ts';
+import { FormatSniffer } from '../../../shared/parsers/driver.ts';
 import { isInternalParseError, parseStream, parseText } from '../../../shared/parsers/index.ts';
 import type { Run } from '../../../shared/model.ts';
 
@@ -103,5 +104,45 @@ describe('parseStream on fio output', () => {
     const parsed = await parseStream(chunks(), { source: 'x.json', onRun: () => {} });
     expect(parsed).toMatchObject({ format: 'fio', runs: 1 });
     expect(asked).toBe(1);
+  });
+});
+
+describe('telling fio from the logs (FormatSniffer)', () => {
+  it('looks at each line once, however the bytes are cut: one-byte chunks cost no more', () => {
+    const text = `${'prose before the log\r\n'.repeat(1500)}# req_size  fwd_wt  fwd_rd\n`;
+    const sniffer = new FormatSniffer();
+    const bytes = Buffer.from(text);
+    for (let i = 0; i < bytes.length; i++) sniffer.push(bytes.subarray(i, i + 1));
+    expect(sniffer.fio).toBe(false);
+    expect(sniffer.lines).toBe(1501);
+  });
+
+  it('a line with no end yet is looked at when the input ends', () => {
+    const sniffer = new FormatSniffer();
+    for (const piece of ['{ "fio ', 'version" : "fio-3.36"']) sniffer.push(Buffer.from(piece));
+    expect(sniffer.fio).toBeUndefined();
+    expect(sniffer.end()).toBe(true);
+    expect(sniffer.lines).toBe(1);
+  });
+});
+
+describe('damaged fio output (found by the parser fuzz)', () => {
+  it('a timestamp that is no date dates nothing, instead of an internal error', async () => {
+    const damaged = OUTPUT.replace(/"timestamp": \d+/, '"timestamp": 1.7976931348623157e308');
+    expect(damaged).not.toBe(OUTPUT);
+    const run = (await parseText(damaged, 'x.json')).runs[0] as Extract<Run, { format: 'fio' }>;
+    expect(run.meta.time).toBeUndefined();
+    expect(run.rows).toHaveLength(2);
+  });
+
+  it('keeps 100 warnings of a run and counts the rest, as every parser does', async () => {
+    const failed = fioJson({ jobs: [{ rw: 'randread', bs: 4096, iodepth: 1, iops: 1 }] });
+    const job = failed.slice(failed.indexOf('{', failed.indexOf('"jobs"')), failed.lastIndexOf(']'));
+    const broken = job.trimEnd().replace('"error": 0', '"error": 5');
+    const many = OUTPUT.replace('"jobs": [', `"jobs": [${`${broken},`.repeat(150)}`);
+    const run = (await parseText(many, 'x.json')).runs[0]!;
+    expect(run.warnings).toHaveLength(101);
+    expect(run.warnings[0]!.message).toMatch(/failed with error 5: left out$/);
+    expect(run.warnings[100]!.message).toBe('50 more warnings not shown');
   });
 });

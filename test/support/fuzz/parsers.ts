@@ -1,6 +1,7 @@
 /**
- * Fuzzing every parser entry (shared/parsers/index.ts) per format: diskperf, and
- * iostat from Solaris, Linux (text), FreeBSD and Linux sysstat JSON. Inputs are
+ * Fuzzing every parser entry (shared/parsers/index.ts) per format: diskperf,
+ * iostat from Solaris, Linux (text), FreeBSD and Linux sysstat JSON, and fio
+ * (json, json+, terse, normal). Inputs are
  * real logs of the format (test/fixtures) damaged as logs get damaged (lines
  * dropped, repeated, swapped, cut, split or joined; fields cut short, columns
  * swapped; numbers replaced with extremes; indentation lost; bytes flipped; the
@@ -20,7 +21,7 @@
  * file; and within CASE_TIME_LIMIT_MS. Anything else thrown (an
  * InternalParseError, a TypeError) is a crash.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +35,7 @@ import { parseFileInParallel } from '../../../shared/parsers/parallel.ts';
 import { MAX_WARNINGS } from '../../../shared/parsers/types.ts';
 import { printsBootReport } from '../../../shared/parsers/context.ts';
 import { explain, run as runProcess } from '../../../harness/processes.ts';
-import { fixtureLogs } from '../fixtures.ts';
+import { FIXTURES_DIR, fixtureLogs } from '../fixtures.ts';
 import { fuzzCases, type FuzzFinding, type FuzzRun, type FuzzTarget } from './cases.ts';
 
 // ---------------------------------------------------------------- targets
@@ -71,6 +72,13 @@ function fixturesOf(platform: string, json?: boolean): string[] {
 
 const JSON_FIXTURES = () => fixturesOf('linux', true);
 
+/** The fio outputs of test/fixtures/fio (their expected records are FioJob lists, not runs). */
+const FIO_FIXTURES = () =>
+  readdirSync(join(FIXTURES_DIR, 'fio'))
+    .filter((f) => !f.endsWith('.expected.json'))
+    .sort()
+    .map((f) => join(FIXTURES_DIR, 'fio', f));
+
 /** One target per format the parsers read, seeded with every fixture log of it; then the JSON structure and the parallel cuts. */
 export function parserTargets(): ParserTarget[] {
   const damaged = (seeds: Seeds): ParserTarget => ({
@@ -92,6 +100,7 @@ export function parserTargets(): ParserTarget[] {
     damaged(seedsOf('iostat openbsd and macos', [...fixturesOf('openbsd'), ...fixturesOf('macos')])),
     damaged(seedsOf('iostat aix', fixturesOf('aix'))),
     damaged(seedsOf('iostat linux-json', JSON_FIXTURES())),
+    damaged(seedsOf('fio', FIO_FIXTURES())),
     {
       name: JSON_STRUCTURE,
       cases: () => jsonStructureCaseArb(JSON_FIXTURES().map((f) => JSON.parse(readFileSync(f, 'utf8')) as unknown)),
