@@ -6,7 +6,7 @@
  *   tag.KEY=VALUE   a tag of the upload (`tag.interface=SAS`)
  *   run=ID          one run
  *   host=GLOB       the host the log names
- *   format=diskperf|iostat
+ *   format=diskperf|iostat|fio
  *   context~TEXT    a substring of the run's context lines (`context~tunefs -a 1`)
  *
  * Globs know `*` and `?`. A backslash before one of `, = ~ * ? \` makes that
@@ -79,7 +79,7 @@ export const MAX_SELECTOR_LENGTH = 2 * ('device='.length + 2 * MAX_PATTERN_LENGT
 export const MAX_TERMS = 10;
 export const SELECTOR_HELP =
   'comma-separated terms that must all hold: ' +
-  'device=GLOB (or a bare GLOB), tag.KEY=VALUE, run=ID, host=GLOB, format=diskperf|iostat, context~TEXT; ' +
+  `device=GLOB (or a bare GLOB), tag.KEY=VALUE, run=ID, host=GLOB, format=${FORMATS.join('|')}, context~TEXT; ` +
   'GLOB takes * and ? as wildcards, and a backslash makes the next , = ~ * ? or \\ literal ' +
   '(device=a\\,b\\* is the label "a,b*")';
 

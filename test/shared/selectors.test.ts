@@ -34,6 +34,13 @@ describe('selectors', () => {
     expect(matches(parseSelector('device=x4100'), candidate)).toBe(false);
   });
 
+  it('format=fio selects fio runs, and the help names every format', () => {
+    const fio: SelectorCandidate = { ...candidate, device: 'nvme-ssd', format: 'fio' };
+    expect(matches(parseSelector('nvme-*,format=fio'), fio)).toBe(true);
+    expect(matches(parseSelector('format=fio'), candidate)).toBe(false);
+    expect(SELECTOR_HELP).toContain('format=diskperf|iostat|fio');
+  });
+
   it('host globs, run ids and context substrings', () => {
     expect(matches(parseSelector('host=isen*'), candidate)).toBe(true);
     expect(matches(parseSelector('run=r0123456789abcdef01234567'), candidate)).toBe(true);
@@ -48,7 +55,7 @@ describe('selectors', () => {
 
   it('bad terms are errors that say what is allowed', () => {
     expect(() => parseSelector('')).toThrow(SelectorError);
-    expect(() => parseSelector('format=zfs')).toThrow(/format is one of diskperf, iostat/);
+    expect(() => parseSelector('format=zfs')).toThrow(/format is one of diskperf, iostat, fio/);
     expect(() => parseSelector('colour=red')).toThrow(/unknown term "colour"; expected comma-separated terms/);
     expect(() => parseSelector('run=42')).toThrow(/r followed by 24 hex digits/);
     expect(() => parseSelector('tag.k=v v')).toThrow(/tag keys and values/);
