@@ -20,11 +20,13 @@ interface Device {
   maxBytes: number;
   /** Writes reach this share of the reads. */
   writeShare: number;
+  /** Its latency tail (fio-output.ts WrittenOutput.tail): the SATA drive's p99 and beyond spread further. */
+  tail: number;
 }
 
 export const DEMO_FIO_DEVICES: readonly Device[] = [
-  { label: 'nvme-ssd', iopsPerDepth: 12_000, maxIops: 550_000, maxBytes: 3.2e9, writeShare: 0.8 },
-  { label: 'sata-ssd', iopsPerDepth: 7_000, maxIops: 90_000, maxBytes: 530e6, writeShare: 0.85 },
+  { label: 'nvme-ssd', iopsPerDepth: 12_000, maxIops: 550_000, maxBytes: 3.2e9, writeShare: 0.8, tail: 1 },
+  { label: 'sata-ssd', iopsPerDepth: 7_000, maxIops: 90_000, maxBytes: 530e6, writeShare: 0.85, tail: 1.3 },
 ];
 export const DEMO_FIO_RUNS = 3;
 export const DEMO_FIO_SIZES = [4096, 16_384, 65_536, 262_144, 1_048_576];
@@ -64,7 +66,7 @@ export function demoFioOutputs(): { file: string; key: string; text: string }[] 
     Array.from({ length: DEMO_FIO_RUNS }, (_, r) => ({
       file: `${device.label}.fio-sweep-${r + 1}.json`,
       key: `${device.label}/fio-sweep-${r + 1}.json`,
-      text: fioJson({ jobs: sweep(device, r + 1), timestamp: 1_733_220_000 + r * 3600 }),
+      text: fioJson({ jobs: sweep(device, r + 1), timestamp: 1_733_220_000 + r * 3600, tail: device.tail }),
     })),
   );
 }

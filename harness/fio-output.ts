@@ -27,6 +27,8 @@ export interface WrittenOutput {
   timestamp?: number;
   runtimeMs?: number;
   ioengine?: string;
+  /** How heavy the latency tail is: the p99 and higher multiples raised to this power (default 1). */
+  tail?: number;
 }
 
 /** The percentiles written, as multiples of the mean completion latency. */
@@ -49,13 +51,16 @@ export function writtenJobName(job: WrittenJob): string {
 /** Mean total latency in ns of a job: every one of its iodepth x numjobs requests in flight takes this long. */
 export const writtenLatencyNs = (job: WrittenJob) => ((job.iodepth * (job.numjobs ?? 1)) / job.iops) * 1e9;
 
-function direction(job: WrittenJob, runtimeMs: number) {
+function direction(job: WrittenJob, runtimeMs: number, tail: number) {
   const bytesPerSec = Math.round(job.iops * job.bs);
   const lat = writtenLatencyNs(job);
   const ios = Math.round((job.iops * runtimeMs) / 1000);
   const dist = (mean: number) => ({ min: mean * 0.4, max: mean * 12, mean, stddev: mean * 0.3, N: ios });
   const clat = lat * 0.95;
-  const percentile = Object.fromEntries(Object.entries(PERCENTILES).map(([p, f]) => [p, Math.round(clat * f)]));
+  const multiple = (p: string, f: number) => (Number(p) >= 99 ? f ** tail : f);
+  const percentile = Object.fromEntries(
+    Object.entries(PERCENTILES).map(([p, f]) => [p, Math.round(clat * multiple(p, f))]),
+  );
   return {
     io_bytes: ios * job.bs,
     io_kbytes: Math.round((ios * job.bs) / 1024),
@@ -75,7 +80,7 @@ export function fioJson(output: WrittenOutput): string {
   const runtimeMs = output.runtimeMs ?? 30_000;
   const timestamp = output.timestamp ?? 1_733_220_000;
   const jobs = output.jobs.map((job) => {
-    const measured = direction(job, runtimeMs);
+    const measured = direction(job, runtimeMs, output.tail ?? 1);
     const reads = job.rw === 'read' || job.rw === 'randread';
     return {
       jobname: writtenJobName(job),

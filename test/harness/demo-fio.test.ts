@@ -1,7 +1,8 @@
 /**
  * harness/demo-fio.ts: the demo's fio sweeps in demo/ are what it writes (a change to
  * the writer or the model shows here, not as a silent drift of the demo), the lab
- * uploads each under its device's folder, and each parses to its 40 points.
+ * uploads each under its device's folder, each parses to its 40 points, and the
+ * SATA drive's latency tail is the heavier one.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,5 +36,17 @@ describe('the demo fio sweeps', () => {
       expect(run.format === 'fio' ? run.rows.length : 0, file).toBe(40);
       expect(run.warnings).toEqual([]);
     }
+  });
+
+  it('give the SATA drive the heavier latency tail: its p99.99 further from its median', async () => {
+    const spread = async (device: string) => {
+      const { file, text } = outputs.find((o) => o.file.startsWith(`${device}.`))!;
+      const run = (await parseText(text, file)).runs[0]!;
+      const row = run.format === 'fio' ? run.rows[0]! : undefined;
+      return row!.values.fio_read_p99_99! / row!.values.fio_read_p50!;
+    };
+    const [nvme, sata] = [await spread('nvme-ssd'), await spread('sata-ssd')];
+    expect(nvme).toBeCloseTo(8 / 0.9, 1);
+    expect(sata).toBeCloseTo(8 ** 1.3 / 0.9, 1);
   });
 });
