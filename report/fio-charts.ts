@@ -15,7 +15,7 @@ import uPlot from 'uplot';
 import type { Comparison, ComparisonPoint } from '../shared/comparison/index.ts';
 import { levelText } from '../shared/comparison/format.ts';
 import { blockSizeText, compareFioPoints } from '../shared/fio-point.ts';
-import { METRICS, type Metric } from '../shared/metrics.ts';
+import { FIO_PERCENTILE_MEASURES, METRICS, type Metric } from '../shared/metrics.ts';
 import {
   chartWidth,
   colorOf,
@@ -60,7 +60,7 @@ const MOST_LINES = 8;
 const MOST_ABSOLUTE_LINES = 5;
 /** The least room between two labels of the x axis (CSS pixels). */
 const TICK_GAP = 40;
-const PERCENTILE = /_p\d+(?:_\d+)?$/;
+const PERCENTILE = new RegExp(`_(?:${FIO_PERCENTILE_MEASURES.join('|')})$`);
 
 const ALONG = {
   bs: {

@@ -9,19 +9,13 @@
  */
 import type { Comparison, ComparisonPoint } from '../shared/comparison/index.ts';
 import { compareFioPoints, fioPointText } from '../shared/fio-point.ts';
-import { METRICS } from '../shared/metrics.ts';
+import { FIO_PERCENTILE_MEASURES, fioPercentileName, METRICS } from '../shared/metrics.ts';
 import { $, el } from './dom.ts';
 import { formatValue } from './values.ts';
 
 /** The percentiles in order: each metric's ending and its header. */
-const PERCENTILES = [
-  ['p50', 'p50'],
-  ['p90', 'p90'],
-  ['p99', 'p99'],
-  ['p99_9', 'p99.9'],
-  ['p99_99', 'p99.99'],
-] as const;
-const PERCENTILE_METRIC = /^fio_([a-z]+)_(p50|p90|p99|p99_9|p99_99)$/;
+const PERCENTILES = FIO_PERCENTILE_MEASURES.map((m) => [m, fioPercentileName(m)] as const);
+const PERCENTILE_METRIC = new RegExp(`^fio_([a-z]+)_(${FIO_PERCENTILE_MEASURES.join('|')})$`);
 /** Rows shown at most; the comparison table holds every point. */
 const MOST_ROWS = 200;
 

@@ -27,8 +27,13 @@ export type IostatMetric = (typeof IOSTAT_METRICS)[number];
 /** The directions fio reports a job's figures for (`mixed`: unified_rw_reporting's one figure). */
 export const FIO_METRIC_DIRECTIONS = ['read', 'write', 'trim', 'mixed'] as const;
 export type FioMetricDirection = (typeof FIO_METRIC_DIRECTIONS)[number];
+/** fio's completion-latency percentiles kept, as measures (`p99_9`: metric names hold no dot). */
+export const FIO_PERCENTILE_MEASURES = ['p50', 'p90', 'p99', 'p99_9', 'p99_99'] as const;
+export type FioPercentileMeasure = (typeof FIO_PERCENTILE_MEASURES)[number];
+/** A percentile measure as fio and the parsers name it: `p99_9` -> `p99.9`. */
+export const fioPercentileName = (measure: FioPercentileMeasure) => measure.replace('_', '.');
 /** What fio measures per direction: bandwidth, IOPS, mean latency, completion-latency percentiles. */
-export const FIO_MEASURES = ['bw', 'iops', 'lat', 'p50', 'p90', 'p99', 'p99_9', 'p99_99'] as const;
+export const FIO_MEASURES = ['bw', 'iops', 'lat', ...FIO_PERCENTILE_MEASURES] as const;
 export type FioMeasure = (typeof FIO_MEASURES)[number];
 export type FioMetric = `fio_${FioMetricDirection}_${FioMeasure}`;
 
@@ -261,14 +266,14 @@ function fioMetricInfos(): Record<FioMetric, MetricInfo> {
       resolution: 0.001,
       description: `fio mean total latency of ${what} (submission and completion)`,
     };
-    for (const p of ['p50', 'p90', 'p99', 'p99_9', 'p99_99'] as const)
+    for (const p of FIO_PERCENTILE_MEASURES)
       infos[fioMetric(direction, p)] = {
         unit: 'us',
         direction: 'lower-better',
         role: 'performance',
         groups: ['latency'],
         resolution: 0.001,
-        description: `fio completion latency of ${what}, ${p.slice(1).replace('_', '.')}th percentile`,
+        description: `fio completion latency of ${what}, ${fioPercentileName(p).slice(1)}th percentile`,
       };
   }
   return infos;

@@ -64,9 +64,7 @@ export const labelOfSeries = (series: { device: string; native: string }) =>
 /** What a run's META says of the run beside its figures, for the setups side by side. */
 export function descriptionOf(run: StoredDescription & { tags?: Record<string, string> }): RunDescription {
   const meta = run.meta ?? {};
-  const version =
-    [meta.os, meta.osRelease ?? meta.kernel].filter((p) => p !== undefined && p !== '').join(' ') ||
-    (meta.version ?? '');
+  const version = [meta.os, meta.osRelease ?? meta.kernel].filter((p) => p !== undefined && p !== '').join(' ');
   return {
     ...(run.tags !== undefined ? { tags: run.tags } : {}),
     ...(version !== '' ? { version } : {}),

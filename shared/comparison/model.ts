@@ -30,11 +30,15 @@ export interface Column {
 /** Where in its metric a column is: its request size or fio point key; undefined for a mean (iostat). */
 const placeOf = (c: Column): number | string | undefined => c.req_size ?? c.point;
 
-/** Request sizes in numeric order, fio points in sweep order. */
-function comparePlaces(x: number | string, y: number | string): number {
-  if (typeof x === 'number' && typeof y === 'number') return x - y;
-  if (typeof x === 'string' && typeof y === 'string') return compareFioPoints(fioPointOf(x), fioPointOf(y));
-  return typeof x === 'number' ? -1 : 1;
+/** Request sizes in numeric order, then fio points in sweep order (each key read once). */
+function sortedPlaces(places: Iterable<number | string>): (number | string)[] {
+  const all = [...places];
+  const sizes = all.filter((p): p is number => typeof p === 'number').sort((x, y) => x - y);
+  const points = all
+    .filter((p): p is string => typeof p === 'string')
+    .map((key) => ({ key, point: fioPointOf(key) }))
+    .sort((x, y) => compareFioPoints(x.point, y.point));
+  return [...sizes, ...points.map((p) => p.key)];
 }
 
 /** One unit of a side: a device, with its runs in the order given. */
@@ -190,7 +194,7 @@ export function columnsOf(sides: readonly (readonly Observation[])[], metrics: r
     const entry = found.get(metric);
     if (entry === true) columns.push({ metric });
     else if (entry !== undefined)
-      for (const place of [...entry].sort(comparePlaces))
+      for (const place of sortedPlaces(entry))
         columns.push(typeof place === 'number' ? { metric, req_size: place } : { metric, point: place });
   }
   return columns;

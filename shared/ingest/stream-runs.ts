@@ -174,17 +174,11 @@ class VersionWriter {
     const label = this.objectLabel ?? labelFromRun(run.name, this.object.key);
     const ctx: RunContext = { runId: id, label, tags: this.tags, source: this.object, ingestedAt: this.ingestedAt };
     this.labels.add(label);
-    if (run.format === 'diskperf') {
+    // A diskperf or fio run is one series, its table in its META.
+    if (run.format !== 'iostat') {
       this.countSeries(run.endLine);
-      const item = diskperfRunItem(run, ctx);
-      for (const tag of runTagItems(item)) this.writer.put(tag);
-      this.metas.push(item);
-      return;
-    }
-    if (run.format === 'fio') {
-      this.countSeries(run.endLine);
-      if (run.rows.length > MAX_FIO_POINTS) throw tooManyPoints(run, this.object.key);
-      const item = fioRunItem(run, ctx);
+      if (run.format === 'fio' && run.rows.length > MAX_FIO_POINTS) throw tooManyPoints(run, this.object.key);
+      const item = run.format === 'diskperf' ? diskperfRunItem(run, ctx) : fioRunItem(run, ctx);
       for (const tag of runTagItems(item)) this.writer.put(tag);
       this.metas.push(item);
       return;

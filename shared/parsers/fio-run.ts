@@ -15,10 +15,10 @@
  * with a warning; a `--client` run's `All clients` sum is left out too, its hosts being rows.
  */
 import { fioPointKey, type FioPoint } from '../fio-point.ts';
-import { FIO_METRICS, fioMetric, type FioMetric } from '../metrics.ts';
+import { FIO_METRICS, FIO_PERCENTILE_MEASURES, fioMetric, fioPercentileName, type FioMetric } from '../metrics.ts';
 import type { FioMeta, FioRow, FioRun, ParseWarning } from '../model.ts';
 import type { FioOutput } from './fio.ts';
-import { FIO_PERCENTILES, type FioDirectionResult, type FioJob, type FioPercentile } from './fio-record.ts';
+import type { FioDirectionResult, FioJob, FioPercentile } from './fio-record.ts';
 import { MAX_WARNINGS } from './types.ts';
 
 /** fio's defaults for the options a point is made of, where a job file leaves them out. */
@@ -28,14 +28,6 @@ const DESCRIBING = ['ioengine', 'direct', 'size', 'runtime'] as const;
 const MiB = 1024 * 1024;
 /** The name fio gives a `--client` run's sum over its hosts. */
 const ALL_CLIENTS = 'All clients';
-
-const PERCENTILE_MEASURE: Record<FioPercentile, 'p50' | 'p90' | 'p99' | 'p99_9' | 'p99_99'> = {
-  p50: 'p50',
-  p90: 'p90',
-  p99: 'p99',
-  'p99.9': 'p99_9',
-  'p99.99': 'p99_99',
-};
 
 /** The point a job measured: its options, fio's defaults where it left them out; its name when the output has none. */
 export function fioPointOfJob(job: FioJob): FioPoint {
@@ -59,8 +51,10 @@ function directionValues(d: FioDirectionResult): Partial<Record<FioMetric, numbe
   };
   const mean = d.lat?.meanUs ?? d.clat?.meanUs;
   if (mean !== undefined) values[fioMetric(d.direction, 'lat')] = mean;
-  for (const [p, us] of Object.entries(d.clatPercentilesUs) as [FioPercentile, number][])
-    if (FIO_PERCENTILES[p] !== undefined) values[fioMetric(d.direction, PERCENTILE_MEASURE[p])] = us;
+  for (const measure of FIO_PERCENTILE_MEASURES) {
+    const us = d.clatPercentilesUs[fioPercentileName(measure) as FioPercentile];
+    if (us !== undefined) values[fioMetric(d.direction, measure)] = us;
+  }
   return values;
 }
 
@@ -77,7 +71,7 @@ function mergeInto(row: FioRow, values: Partial<Record<FioMetric, number>>): boo
     merged[iops!] = ia + ib;
     if (a[lat!] !== undefined && b[lat!] !== undefined && ia + ib > 0)
       merged[lat!] = (a[lat!]! * ia + b[lat!]! * ib) / (ia + ib);
-    for (const p of ['p50', 'p90', 'p99', 'p99_9', 'p99_99'] as const)
+    for (const p of FIO_PERCENTILE_MEASURES)
       if (a[fioMetric(direction, p)] !== undefined || b[fioMetric(direction, p)] !== undefined)
         droppedPercentiles = true;
   }

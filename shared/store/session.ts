@@ -53,7 +53,7 @@ const DESCRIPTION_ATTRIBUTES = [
   'meta.osRelease',
   'meta.kernel',
   'meta.command',
-  // The fio that ran a fio output (`fio-3.33`).
+  // The fio that ran a fio output (`fio-3.33`): its setup's `fio`, as its version differs between runs.
   'meta.version',
 ] as const;
 export interface StoredDescription {
